@@ -67,14 +67,15 @@ interface AdjustmentRow extends Omit<AdjustmentRecord, 'amount_cents' | 'created
 // The void of each adjustment is looked up by its key, one probe per adjustment read (voids_id is unique, so LIMIT 1
 // changes nothing but the plan: as a plain join, a merge join could read every void of every org in key order). Its
 // rep is named by the users key too (repExternalIdOf), not joined: a generic plan could scan the org's reps per row.
-// `adjustments`: the rows read, the table or a page of it; every statement binds the org as $1.
+// `adjustments`: the rows read, the table or a page of it; every statement binds the org as $1, and the void and the
+// rep name it (a correlation to a.org_id binds nothing on Citus: docs/scaling.md#citus-rules-checked-without-citus).
 const selectFrom = (adjustments: string) => `
-  SELECT a.id, a.org_id, a.user_id, ${repExternalIdOf('a.org_id', 'a')} AS user_external_id, a.period_id,
+  SELECT a.id, a.org_id, a.user_id, ${repExternalIdOf('$1', 'a')} AS user_external_id, a.period_id,
          a.amount_cents::text AS amount_cents,
          a.currency, a.category, a.reason, a.deal_id, a.voids_id, v.id AS voided_by_id, a.idempotency_key,
          a.created_by_type, a.created_by, a.created_by_id, a.created_at, a.counts_toward_attainment, p.status AS period_status
   FROM ${adjustments} a
-  LEFT JOIN LATERAL (SELECT v.id FROM adjustments v WHERE v.org_id = a.org_id AND v.voids_id = a.id LIMIT 1) v ON true
+  LEFT JOIN LATERAL (SELECT v.id FROM adjustments v WHERE v.org_id = $1 AND v.voids_id = a.id LIMIT 1) v ON true
   LEFT JOIN periods p ON p.org_id = $1 AND p.id = a.period_id`;
 const SELECT = selectFrom('adjustments');
 
@@ -232,7 +233,7 @@ export async function attainmentCreditsOfReps(
       text: `SELECT id, user_id, period_id, amount_cents::text AS amount_cents, currency
              FROM adjustments a
              WHERE org_id = $1 AND user_id = ANY($2::text[]) AND counts_toward_attainment AND voids_id IS NULL
-               AND (SELECT true FROM adjustments v WHERE v.org_id = a.org_id AND v.voids_id = a.id LIMIT 1) IS NULL
+               AND (SELECT true FROM adjustments v WHERE v.org_id = $1 AND v.voids_id = a.id LIMIT 1) IS NULL
              ORDER BY created_at, id`,
       values: [orgId, [...new Set(userIds)]],
     }),

@@ -121,22 +121,38 @@ export interface ActiveKey {
 }
 
 /**
- * The active key of a digest with its org's name (also the first step of rateLimitCounters' count): the digest's
- * org from `credential_orgs` (a reference table on Citus), then the key by `(org_id, digest)` on that org's node,
- * in one statement.
+ * The org of an API key's digest, from `credential_orgs` (a reference table on Citus: read on whichever node the
+ * statement lands); null when the digest is unknown. The first of authentication's two statements.
+ */
+export async function orgOfKeyDigest(tx: Transaction, digest: string): Promise<string | null> {
+  const rows = await tx.query<{ org_id: string }>(
+    named('api_key_org', {
+      text: `SELECT org_id FROM credential_orgs WHERE kind = 'api_key' AND lookup = $1`,
+      values: [digest],
+    }),
+  );
+  return rows[0]?.org_id ?? null;
+}
+
+/**
+ * The active key of the org `$1` and the digest `$2` with its org's name (also the first step of rateLimitCounters'
+ * count): the second statement, after orgOfKeyDigest, named by the org's parameter on every table so that Citus
+ * routes it to the org's node. Joined to credential_orgs in one statement instead, the org was bound by the join
+ * alone, and Citus read every shard of api_keys on every request (docs/scaling.md#citus-rules-checked-without-citus).
  */
 export const FIND_ACTIVE_KEY = `
   SELECT k.id, k.org_id, k.name, k.display_prefix, k.scopes, k.rate_limit_per_minute, k.created_at, k.revoked_at,
          k.last_used_at, o.name AS org_name
-  FROM credential_orgs c
-  JOIN api_keys k ON k.org_id = c.org_id AND k.digest = c.lookup
-  JOIN orgs o ON o.id = k.org_id
-  WHERE c.kind = 'api_key' AND c.lookup = $1 AND k.revoked_at IS NULL`;
+  FROM api_keys k
+  JOIN orgs o ON o.id = $1
+  WHERE k.org_id = $1 AND k.digest = $2 AND k.revoked_at IS NULL`;
 
-/** The active key of a digest, read with one indexed select; null when unknown or revoked. */
+/** The active key of a digest, read with two indexed selects (its org, then the key); null when unknown or revoked. */
 export async function findActiveKey(tx: Transaction, digest: string): Promise<ActiveKey | null> {
+  const orgId = await orgOfKeyDigest(tx, digest);
+  if (orgId === null) return null;
   const rows = await tx.query<ApiKeyRecord & { org_name: string }>(
-    named('authenticate', { text: FIND_ACTIVE_KEY, values: [digest] }),
+    named('authenticate', { text: FIND_ACTIVE_KEY, values: [orgId, digest] }),
   );
   const row = rows[0];
   if (!row) return null;

@@ -51,19 +51,20 @@ interface InquiryRow extends Omit<InquiryRecord, 'expected_amount_cents' | 'amou
 }
 
 const COLUMNS = `
-  i.id, i.org_id, i.user_id, ${repExternalIdOf('i.org_id', 'i')} AS user_external_id, i.subject_kind, i.earning_id,
+  i.id, i.org_id, i.user_id, ${repExternalIdOf('$1', 'i')} AS user_external_id, i.subject_kind, i.earning_id,
   i.deal_id, i.period_id, i.type, i.expected_amount_cents::text AS expected_amount_cents, i.expected_currency,
   i.message, i.state, i.assignee_admin_id,
-  (SELECT a.email FROM admins a WHERE a.org_id = i.org_id AND a.id = i.assignee_admin_id) AS assignee_email,
+  (SELECT a.email FROM admins a WHERE a.org_id = $1 AND a.id = i.assignee_admin_id) AS assignee_email,
   i.opened_by_kind, i.opened_by_id, i.opened_by_label, i.created_at, i.updated_at, i.first_response_at,
   i.in_review_at, i.closed_at, i.amount_changed_cents::text AS amount_changed_cents, i.amount_changed_currency,
   i.resolution_note,
   (SELECT json_agg(json_build_object('kind', l.kind, 'target_id', l.target_id) ORDER BY l.position)
-     FROM inquiry_links l WHERE l.org_id = i.org_id AND l.inquiry_id = i.id) AS links`;
+     FROM inquiry_links l WHERE l.org_id = $1 AND l.inquiry_id = i.id) AS links`;
 
 // Each inquiry's rep is named by the users key (repExternalIdOf), not joined: among many small orgs a generic plan
 // could scan a large org's reps again for each inquiry (docs/scaling.md, "A row's rep, by its key"). The assignee is
-// read the same way, by the admins key.
+// read the same way, by the admins key. Every statement of COLUMNS binds the org as $1, and each subquery names it
+// (on Citus a correlation to i.org_id binds nothing: docs/scaling.md#citus-rules-checked-without-citus).
 const FROM = 'inquiries i';
 
 function toRecord(row: InquiryRow): InquiryRecord {

@@ -69,23 +69,24 @@ export interface OrgConfig {
   rates: ExchangeRate[];
 }
 
-// One statement, so one snapshot: the version and what it stands for are read together.
+// One statement, so one snapshot: the version and what it stands for are read together. Each table names the org's
+// parameter: on Citus, a subquery bound only by `o.id` (a correlation) runs on every shard.
 const LOAD_CONFIG = `
   SELECT o.config_version AS version,
          COALESCE((SELECT json_agg(json_build_object('plan_id', p.id, 'status', p.status,
                                                      'version_id', p.current_version_id)
                                    ORDER BY p.created_at, p.id)
                    FROM plans p
-                   WHERE p.org_id = o.id AND p.status = 'active' AND p.current_version_id IS NOT NULL), '[]') AS plans,
+                   WHERE p.org_id = $1 AND p.status = 'active' AND p.current_version_id IS NOT NULL), '[]') AS plans,
          COALESCE((SELECT json_agg(json_build_object('id', w.id, 'events', w.events) ORDER BY w.id)
                    FROM webhook_endpoints w
-                   WHERE w.org_id = o.id AND w.enabled AND w.removed_at IS NULL), '[]') AS endpoints,
+                   WHERE w.org_id = $1 AND w.enabled AND w.removed_at IS NULL), '[]') AS endpoints,
          o.default_currency,
          COALESCE((SELECT json_agg(json_build_object('from_currency', r.from_currency, 'to_currency', r.to_currency,
                                                      'effective_on', to_char(r.effective_on, 'YYYY-MM-DD'),
                                                      'rate', r.rate)
                                    ORDER BY r.from_currency, r.to_currency, r.effective_on)
-                   FROM exchange_rates r WHERE r.org_id = o.id), '[]') AS rates
+                   FROM exchange_rates r WHERE r.org_id = $1), '[]') AS rates
   FROM orgs o WHERE o.id = $1`;
 
 /** The org's configuration as a deal event reads it (plain SQL, in the event's transaction). */

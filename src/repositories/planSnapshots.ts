@@ -51,6 +51,8 @@ function toSnapshot(plan: PlanRecord, version: StoredVersion): PlanVersionSnapsh
   return { plan, version_id: version.id, version_number: version.number, definition, chips };
 }
 
+// The chips' subquery names the org's parameter, not the version's org_id: Citus prunes a table by its own
+// conditions, and a correlation to the outer row is none (docs/scaling.md#citus-rules-checked-without-citus).
 const VERSION_SNAPSHOT = `
   SELECT p.id, p.org_id, p.key, p.name, p.status, p.period, p.quota_cents, p.current_version_id, p.created_at,
          p.updated_at, p.archived_at, v.id AS version_id, v.number AS version_number, v.definition,
@@ -58,7 +60,7 @@ const VERSION_SNAPSHOT = `
                                                      'name', vc.name, 'kind', vc.kind, 'when', vc."when",
                                                      'params', vc.params) ORDER BY vc.position)
                    FROM plan_version_chips vc JOIN chips c ON c.org_id = vc.org_id AND c.id = vc.chip_id
-                   WHERE vc.org_id = v.org_id AND vc.plan_version_id = v.id), '[]'::json) AS chips
+                   WHERE vc.org_id = $1 AND vc.plan_version_id = v.id), '[]'::json) AS chips
   FROM plans p JOIN plan_versions v ON v.plan_id = p.id AND v.org_id = p.org_id
   WHERE p.org_id = $1 AND p.id = $2 AND v.id = $3`;
 

@@ -1,4 +1,4 @@
-import { type ActiveKey, type ApiKeyRecord, FIND_ACTIVE_KEY } from './apiKeys.ts';
+import { type ActiveKey, type ApiKeyRecord, FIND_ACTIVE_KEY, orgOfKeyDigest } from './apiKeys.ts';
 import { named, sql, type Transaction } from './transaction.ts';
 
 // The request counts of the rate limit, per key and one-minute window, on the access layer's hot path (see
@@ -13,23 +13,25 @@ const FIND_AND_COUNT = `
   WITH found AS (${FIND_ACTIVE_KEY}
   ), counted AS (
     INSERT INTO rate_limit_counters (org_id, key_id, window_start, count)
-    SELECT org_id, id, $2, 1 FROM found
+    SELECT org_id, id, $3, 1 FROM found
     ON CONFLICT (org_id, key_id, window_start) DO UPDATE SET count = rate_limit_counters.count + 1
     RETURNING count
   )
   SELECT found.*, counted.count AS window_count FROM found, counted`;
 
 /**
- * Finds the active key and counts the request in its window's row, in one round trip (the `postgres` rate-limit
- * store). The upsert serialises concurrent increments on the counter row, so counts are exact across instances.
+ * Finds the active key and counts the request in its window's row, in two round trips (the `postgres` rate-limit
+ * store): the digest's org first, then the key and its count by that org (one node on Citus). The upsert serialises concurrent increments on the counter row, so counts are exact across instances.
  */
 export async function authenticateAndCount(
   tx: Transaction,
   digest: string,
   windowStart: Date,
 ): Promise<AuthenticatedKey | null> {
+  const orgId = await orgOfKeyDigest(tx, digest);
+  if (orgId === null) return null;
   const rows = await tx.query<ApiKeyRecord & { org_name: string; window_count: number }>(
-    named('authenticate_and_count', { text: FIND_AND_COUNT, values: [digest, windowStart] }),
+    named('authenticate_and_count', { text: FIND_AND_COUNT, values: [orgId, digest, windowStart] }),
   );
   const row = rows[0];
   if (!row) return null;

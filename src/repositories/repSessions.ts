@@ -1,4 +1,5 @@
 import { newId } from '../lib/ids.ts';
+import { orgOfCredential } from './credentialOrgs.ts';
 import { sql, type Transaction } from './transaction.ts';
 
 /** A live portal session with its rep, as every portal request reads it. */
@@ -41,11 +42,13 @@ export async function create(
 
 /** The session of this token digest, not ended; null otherwise. */
 export async function findLive(tx: Transaction, tokenDigest: string): Promise<RepSessionWithRep | null> {
+  const orgId = await orgOfCredential(tx, 'rep_session', tokenDigest);
+  if (orgId === null) return null;
   const rows = await tx.query<SessionRow>(sql`
     SELECT s.id, s.org_id, s.created_at, s.last_seen_at, s.expires_at, u.id AS user_id, u.external_id, u.display_name,
            o.name AS org_name
-    FROM rep_sessions s JOIN users u ON u.org_id = s.org_id AND u.id = s.user_id JOIN orgs o ON o.id = s.org_id
-    WHERE s.org_id = (SELECT org_id FROM credential_orgs WHERE kind = 'rep_session' AND lookup = ${tokenDigest})
+    FROM rep_sessions s JOIN users u ON u.org_id = ${orgId} AND u.id = s.user_id JOIN orgs o ON o.id = ${orgId}
+    WHERE s.org_id = ${orgId}
       AND s.token_digest = ${tokenDigest} AND s.ended_at IS NULL AND u.deactivated_at IS NULL`);
   const row = rows[0];
   if (!row) return null;

@@ -1,4 +1,5 @@
 import { newId } from '../lib/ids.ts';
+import { orgOfCredential } from './credentialOrgs.ts';
 import { sql, type Transaction } from './transaction.ts';
 
 export async function insert(
@@ -20,9 +21,11 @@ export async function use(
   tokenDigest: string,
   at: Date,
 ): Promise<{ org_id: string; user_id: string } | null> {
+  const orgId = await orgOfCredential(tx, 'rep_sign_in_link', tokenDigest);
+  if (orgId === null) return null;
   const rows = await tx.query<{ org_id: string; user_id: string }>(sql`
     UPDATE rep_sign_in_links SET used_at = ${at}
-    WHERE org_id = (SELECT org_id FROM credential_orgs WHERE kind = 'rep_sign_in_link' AND lookup = ${tokenDigest})
+    WHERE org_id = ${orgId}
       AND token_digest = ${tokenDigest} AND used_at IS NULL AND expires_at > ${at}
     RETURNING org_id, user_id`);
   return rows[0] ?? null;

@@ -107,11 +107,11 @@ const FIND_AND_COUNT = `
   WITH found AS (
     SELECT t.id, t.org_id, t.user_id, t.expires_at, t.revoked_at, u.external_id, u.display_name, o.name AS org_name,
            o.cors_allowed_origins, o.rep_rate_limit_per_minute
-    FROM rep_tokens t JOIN users u ON u.org_id = t.org_id AND u.id = t.user_id JOIN orgs o ON o.id = t.org_id
-    WHERE t.org_id = (SELECT org_id FROM credential_orgs WHERE kind = 'rep_token' AND lookup = $1) AND t.digest = $1
+    FROM rep_tokens t JOIN users u ON u.org_id = $1 AND u.id = t.user_id JOIN orgs o ON o.id = $1
+    WHERE t.org_id = $1 AND t.digest = $2
   ), counted AS (
     INSERT INTO rep_rate_limit_counters (org_id, user_id, window_start, count)
-    SELECT org_id, user_id, $2, 1 FROM found WHERE revoked_at IS NULL AND expires_at > $3
+    SELECT org_id, user_id, $3, 1 FROM found WHERE revoked_at IS NULL AND expires_at > $4
     ON CONFLICT (org_id, user_id, window_start) DO UPDATE SET count = rep_rate_limit_counters.count + 1
     RETURNING count
   )
@@ -120,12 +120,14 @@ const FIND_AND_COUNT = `
 const HIERARCHY_OF_TOKEN_ORG = `
   SELECT m.rep_user_id, m.manager_user_id, m.effective_from::text AS "from"
   FROM rep_managers m
-  WHERE m.org_id = (SELECT org_id FROM credential_orgs WHERE kind = 'rep_token' AND lookup = $1)`;
+  WHERE m.org_id = $1`;
 
 /**
  * The token of a digest (revoked and expired ones too, so the refusal can say which), counted in its rep's window
- * when it is live at `now`, and the hierarchy entries of its org, as rep and manager user ids: two statements sent
- * together, one round trip.
+ * when it is live at `now`, and the hierarchy entries of its org, as rep and manager user ids. The digest's org is
+ * read from credential_orgs first; then the two statements, sent together, name it as a parameter, so that Citus
+ * routes them to the org's node (as a subquery, `org_id = (SELECT org_id FROM credential_orgs …)`, it cannot prune
+ * on it: docs/scaling.md#citus-rules-checked-without-citus).
  */
 export async function authenticateAndCount(
   tx: Transaction,
@@ -136,12 +138,20 @@ export async function authenticateAndCount(
   token: FoundRepToken;
   hierarchy: Array<Pick<ManagerEntryRecord, 'rep_user_id' | 'manager_user_id' | 'from'>>;
 } | null> {
+  const found = await tx.query<{ org_id: string }>(
+    named('rep_token_org', {
+      text: `SELECT org_id FROM credential_orgs WHERE kind = 'rep_token' AND lookup = $1`,
+      values: [digest],
+    }),
+  );
+  const orgId = found[0]?.org_id;
+  if (orgId === undefined) return null;
   const [tokens, hierarchy] = await Promise.all([
     tx.query<FoundRepToken>(
-      named('rep_token_authenticate', { text: FIND_AND_COUNT, values: [digest, windowStart, now] }),
+      named('rep_token_authenticate', { text: FIND_AND_COUNT, values: [orgId, digest, windowStart, now] }),
     ),
     tx.query<Pick<ManagerEntryRecord, 'rep_user_id' | 'manager_user_id' | 'from'>>(
-      named('rep_token_hierarchy', { text: HIERARCHY_OF_TOKEN_ORG, values: [digest] }),
+      named('rep_token_hierarchy', { text: HIERARCHY_OF_TOKEN_ORG, values: [orgId] }),
     ),
   ]);
   const token = tokens[0];

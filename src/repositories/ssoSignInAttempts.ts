@@ -1,4 +1,5 @@
 import { newId } from '../lib/ids.ts';
+import { orgOfCredential } from './credentialOrgs.ts';
 import { sql, type Transaction } from './transaction.ts';
 
 /** Where a verified sign-in lands: the rep portal or, for an admin, the console. */
@@ -32,9 +33,11 @@ export async function insert(
  * a callback is answered once.
  */
 export async function consume(tx: Transaction, stateDigest: string, at: Date): Promise<SsoSignInAttempt | null> {
+  const orgId = await orgOfCredential(tx, 'sso_state', stateDigest);
+  if (orgId === null) return null;
   const rows = await tx.query<SsoSignInAttempt>(sql`
     UPDATE sso_sign_in_attempts SET consumed_at = ${at}
-    WHERE org_id = (SELECT org_id FROM credential_orgs WHERE kind = 'sso_state' AND lookup = ${stateDigest})
+    WHERE org_id = ${orgId}
       AND state_digest = ${stateDigest} AND consumed_at IS NULL AND expires_at > ${at}
     RETURNING org_id, provider_id, nonce, code_verifier, destination`);
   return rows[0] ?? null;

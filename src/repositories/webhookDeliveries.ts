@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Prisma } from '../../generated/prisma/client.ts';
 import { newId } from '../lib/ids.ts';
 import { named, prismaOf, type Transaction } from './transaction.ts';
@@ -157,11 +158,10 @@ export async function requestRedelivery(
 }
 
 /**
- * Leases up to `limit` due deliveries for `leaseMs`: one statement, so rows are locked only for its length
- * (SKIP LOCKED: concurrent workers take different rows), and the lease, not a lock, keeps them from being
- * taken again while the attempt runs. A delivery found with an expired lease was abandoned by a worker that
- * died mid-attempt: that attempt is recorded without a result. Deliveries whose endpoint was disabled or
- * removed meanwhile end here instead of being sent. `orgIds` limits the claim to those orgs' deliveries.
+ * Leases up to `limit` due deliveries for `leaseMs`, of `orgIds` (or of every org with deliveries due), one org at a
+ * time: on Citus a row lock runs only in a statement routed to one org's node (FOR UPDATE across shards is refused),
+ * so each org's lease is a statement of its own (claimDueOfOrg). The orgs are taken from a rotating start, so that one
+ * org with more due deliveries than `limit` does not keep the others waiting.
  */
 export async function claimDue(
   tx: Transaction,
@@ -169,18 +169,54 @@ export async function claimDue(
   leaseMs: number,
   orgIds: readonly string[] | null = null,
 ): Promise<ClaimedDelivery[]> {
+  const orgs = orgIds ?? (await orgsWithDueDeliveries(tx));
+  const claimed: ClaimedDelivery[] = [];
+  const start = orgs.length === 0 ? 0 : rotation++ % orgs.length;
+  for (let index = 0; index < orgs.length && claimed.length < limit; index++) {
+    const orgId = orgs[(start + index) % orgs.length] as string;
+    claimed.push(...(await claimDueOfOrg(tx, orgId, limit - claimed.length, leaseMs)));
+  }
+  return claimed;
+}
+
+let rotation = 0;
+
+/** The orgs with deliveries due now: a read across orgs (a multi-shard read on Citus, no lock). */
+async function orgsWithDueDeliveries(tx: Transaction): Promise<string[]> {
+  const rows = await prismaOf(tx).$queryRaw<Array<{ org_id: string }>>`
+    SELECT DISTINCT org_id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()`;
+  return rows.map((row) => row.org_id).sort();
+}
+
+/**
+ * Leases up to `limit` due deliveries of one org for `leaseMs`: one statement, so rows are locked only for its length
+ * (SKIP LOCKED: concurrent workers take different rows), and the lease, not a lock, keeps them from being
+ * taken again while the attempt runs. A delivery found with an expired lease was abandoned by a worker that
+ * died mid-attempt: that attempt is recorded without a result. Deliveries whose endpoint was disabled or
+ * removed meanwhile end here instead of being sent. Every table names the org as a parameter, and the lease ids
+ * are made here (a volatile function in an UPDATE of a distributed table is refused by Citus).
+ */
+async function claimDueOfOrg(
+  tx: Transaction,
+  orgId: string,
+  limit: number,
+  leaseMs: number,
+): Promise<ClaimedDelivery[]> {
   const abandonedAttemptIds = Array.from({ length: limit }, () => newId('att'));
+  const leaseIds = Array.from({ length: limit }, () => randomUUID());
   const rows = await prismaOf(tx).$queryRaw<ClaimRow[]>`
     WITH due AS (
       SELECT d.org_id, d.id, d.lease_id AS abandoned_lease, d.leased_at AS abandoned_at, d.redelivery AS abandoned_manual,
              (e.enabled AND e.removed_at IS NULL) AS live
       FROM webhook_deliveries d
-      JOIN webhook_endpoints e ON e.org_id = d.org_id AND e.id = d.endpoint_id
-      WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-        ${orgIds === null ? Prisma.empty : Prisma.sql`AND d.org_id = ANY(${orgIds}::text[])`}
+      JOIN webhook_endpoints e ON e.org_id = ${orgId} AND e.id = d.endpoint_id
+      WHERE d.org_id = ${orgId} AND d.status = 'pending' AND d.next_attempt_at <= now()
       ORDER BY d.next_attempt_at
       LIMIT ${limit}
       FOR UPDATE OF d SKIP LOCKED
+    ),
+    numbered AS (
+      SELECT due.*, (${leaseIds}::text[])[row_number() OVER (ORDER BY id)] AS new_lease FROM due
     ),
     abandoned AS (
       INSERT INTO webhook_attempts (id, org_id, delivery_id, attempted_at, response_status, latency_ms, error, manual)
@@ -191,21 +227,21 @@ export async function claimDue(
     ),
     claimed AS (
       UPDATE webhook_deliveries d
-      SET lease_id = CASE WHEN due.live THEN gen_random_uuid()::text END,
-          leased_at = CASE WHEN due.live THEN now() END,
-          next_attempt_at = CASE WHEN due.live THEN now() + ${leaseMs} * interval '1 millisecond' END,
-          attempt_count = d.attempt_count + CASE WHEN due.live THEN 1 ELSE 0 END,
-          status = CASE WHEN due.live THEN 'pending' ELSE ${ENDED_STATUS_SQL} END,
-          redelivery = due.live AND d.redelivery
-      FROM due
-      WHERE d.org_id = due.org_id AND d.id = due.id
+      SET lease_id = CASE WHEN numbered.live THEN numbered.new_lease END,
+          leased_at = CASE WHEN numbered.live THEN now() END,
+          next_attempt_at = CASE WHEN numbered.live THEN now() + ${leaseMs} * interval '1 millisecond' END,
+          attempt_count = d.attempt_count + CASE WHEN numbered.live THEN 1 ELSE 0 END,
+          status = CASE WHEN numbered.live THEN 'pending' ELSE ${ENDED_STATUS_SQL} END,
+          redelivery = numbered.live AND d.redelivery
+      FROM numbered
+      WHERE d.org_id = ${orgId} AND d.id = numbered.id
       RETURNING d.id, d.org_id, d.message_id, d.endpoint_id, d.attempt_count, d.lease_id, d.redelivery,
                 d.delivered_at
     )
     SELECT c.*, m.payload::text AS body, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at
     FROM claimed c
-    JOIN webhook_messages m ON m.org_id = c.org_id AND m.id = c.message_id
-    JOIN webhook_endpoints e ON e.org_id = c.org_id AND e.id = c.endpoint_id
+    JOIN webhook_messages m ON m.org_id = ${orgId} AND m.id = c.message_id
+    JOIN webhook_endpoints e ON e.org_id = ${orgId} AND e.id = c.endpoint_id
     WHERE c.lease_id IS NOT NULL`;
   const now = Date.now();
   return rows.map((row) => ({

@@ -1,38 +1,18 @@
 import type pg from 'pg';
 
-// Whether a statement is bound to one org, the way Citus would need it to route the statement to one node
-// (docs/scaling.md): every org-scoped table it reads or writes is constrained to one org. Decided from
-// PostgreSQL's own plan, not by parsing SQL: `EXPLAIN (VERBOSE, GENERIC_PLAN, FORMAT JSON)` of the statement as
-// pg_stat_statements recorded it (see genericPlan), so every scan of every table, in joins, subqueries, CTEs and
-// the row source of an UPDATE or DELETE, shows the conditions the planner applies to it. The planner's
-// equivalence classes help: `a.org_id = $1 AND b.org_id = a.org_id` plans as `b.org_id = $1` on b's scan too.
-//
-// A scan of an org-scoped table is bound when its conditions (index condition, recheck, filter) hold
-// `<alias>.org_id = <one value>` (a parameter or a constant), or when a join condition anywhere in the plan ties
-// its org_id to that of a bound scan (`a.org_id = b.org_id`, a hash, merge or nested-loop condition, or a
-// correlated subquery's reference to the outer row). `org_id = ANY (...)`, `org_id IN (...)` and a value taken
-// from a subquery are not one org. An INSERT's target is bound when the table has the column: org_id is
-// NOT NULL on every org-scoped table, so every row names its org. `orgs` itself is distributed by its id.
+// What Citus would refuse in a statement, or run on more than one node, by its documented rules for router
+// execution and refusals (docs/scaling.md#citus-rules-checked-without-citus; citusFindings below), checked on plain
+// PostgreSQL. Decided from PostgreSQL's own plan, not by parsing SQL: `EXPLAIN (VERBOSE, FORMAT JSON)` of the
+// statement prepared for any parameter values (see genericPlan), so every scan of every table, in joins, subqueries,
+// CTEs and the row source of an UPDATE or DELETE, shows the conditions the planner applies to it at its own query
+// level; these are the restrictions Citus prunes shards by. The planner's equivalence classes apply within a level
+// (`a.org_id = $1 AND b.org_id = a.org_id` plans as `b.org_id = $1` on b's scan too), as they do for Citus; a
+// correlated subquery's `p.org_id = o.id` does not give p an org, for either. An INSERT's target is bound when the
+// table has the column: org_id is NOT NULL on every org-scoped table, so every row names its org, which Citus
+// routes by. `orgs` itself is distributed by its id.
 
 /** Tables that are not org-scoped (the GLOBAL_TABLES of test/integration/org-distribution.test.ts, less orgs). */
 const LOCAL_TABLES = new Set(['_prisma_migrations', 'admin_sign_in_failures', 'credential_orgs']);
-
-/**
- * A read of credential_orgs by its whole primary key, (kind, lookup) = one value each: it gives at most one org,
- * the org of a credential before its org is known (docs/scaling.md). Its org_id anchors what it is joined to, and
- * a subquery made of it (`org_id = (SELECT org_id FROM credential_orgs WHERE kind = … AND lookup = $1)`) is one
- * value, unlike other subqueries.
- */
-function isCredentialLookup(node: PlanNode): boolean {
-  if (node['Relation Name'] !== 'credential_orgs') {
-    const children = node.Plans ?? [];
-    return node['Node Type'] === 'Limit' && children.length === 1 && isCredentialLookup(children[0] as PlanNode);
-  }
-  const conditions = CONDITIONS.map((key) => node[key]).filter((value) => typeof value === 'string');
-  const alias = escapeRegExp(node.Alias ?? 'credential_orgs');
-  const keyed = (name: string) => new RegExp(`${alias}\\.${name}\\)*\\s*=\\s*\\(*(?:\\$\\d+|'(?:[^']|'')*')`);
-  return conditions.some((condition) => keyed('kind').test(condition) && keyed('lookup').test(condition));
-}
 
 /** The column each distributed table is distributed by: org_id, or orgs' own id. */
 export async function distributionColumns(client: pg.ClientBase): Promise<Map<string, string | null>> {
@@ -64,8 +44,26 @@ interface PlanNode {
 /** The plan's properties that hold conditions (each a string of PostgreSQL's deparsed expression). */
 const CONDITIONS = ['Index Cond', 'Recheck Cond', 'Filter', 'Hash Cond', 'Merge Cond', 'Join Filter', 'TID Cond'];
 
-/** The scans of org-scoped tables in a statement that are not bound to one org ('<table> as <alias>'). */
-export async function unboundScans(
+/**
+ * What Citus would refuse or fan out in a statement, by its documented rules for router execution (one node) and
+ * for what it does not support (docs/scaling.md#citus-rules-checked-without-citus), each as one finding:
+ * - `unbound <table as alias>`: a distributed table not named with one org as a parameter (or a constant) at its own
+ *   scan. Citus prunes shards from each table's own restrictions, which include what the planner derives at the same
+ *   query level (`a.org_id = $1 AND b.org_id = a.org_id` gives b `org_id = $1`), but not a correlation to an outer
+ *   row (`p.org_id = o.id` in a subquery), not `IS TRUE`, not `= ANY` and not a value from a subquery.
+ * - `volatile <function>`: a volatile function in an UPDATE or DELETE of a distributed table ("functions used in
+ *   UPDATE queries on distributed tables must not be VOLATILE"; INSERT values are evaluated on the coordinator).
+ * - `for update across orgs`: a row lock (FOR UPDATE/SHARE) in a statement that is not on one org ("could not run
+ *   distributed query with FOR UPDATE/SHARE commands").
+ * - `join not on org_id <table as alias>`: in a statement across orgs, a distributed table not joined to the others
+ *   on the distribution column (Citus's "complex joins are only supported when all distributed tables are
+ *   co-located and joined on their distribution columns").
+ * - `reference table joined to unbound <table as alias>`: credential_orgs read with a distributed table that is not
+ *   named with its org: the join runs on every shard of that table.
+ * A statement with only `unbound` findings is a multi-shard statement Citus runs (allowed for cross-org
+ * maintenance); any other finding is a refusal.
+ */
+export async function citusFindings(
   client: pg.ClientBase,
   columns: Map<string, string | null>,
   sql: string,
@@ -74,22 +72,20 @@ export async function unboundScans(
   const subqueryResults = new Set<string>();
   const scans: Array<{ table: string; alias: string; column: string | null; label: string }> = [];
   const conditions: string[] = [];
-  // Credential lookups: their aliases (each bound, anchoring joins) and their subquery results (one value each).
-  const credentialAliases = new Set<string>();
-  const credentialResults: string[] = [];
+  const credentialScans: string[] = [];
+  let modifies = false;
+  let locks = false;
   const walk = (node: PlanNode) => {
     const table = node['Relation Name'];
-    if (table === 'credential_orgs' && isCredentialLookup(node)) {
-      const alias = node.Alias ?? table;
-      credentialAliases.add(alias);
-      scans.push({ table, alias, column: 'org_id', label: `${table} as ${alias}` });
-    }
+    if (table === 'credential_orgs') credentialScans.push(node.Alias ?? table);
+    if (node['Node Type'] === 'LockRows') locks = true;
     if (table !== undefined && columns.has(table)) {
       const column = columns.get(table) ?? null;
       const alias = node.Alias ?? table;
       // An UPDATE's or DELETE's target is also the scan below it, which carries the conditions; an INSERT's rows
       // each carry their org_id (NOT NULL), so only a table without the column is unbound there.
       if (node['Node Type'] === 'ModifyTable') {
+        if (node.Operation === 'Update' || node.Operation === 'Delete') modifies = true;
         if (node.Operation === 'Insert' && column === null) {
           scans.push({ table, alias, column, label: `${table} (insert)` });
         }
@@ -106,57 +102,68 @@ export async function unboundScans(
     // is exact from PostgreSQL 16 on, where it reads "(InitPlan 1).col1", as in CI's embedded run).
     const subplan = node['Subplan Name'];
     if (typeof subplan === 'string') {
-      const results = /returns (.*)\)/.exec(subplan)?.[1]?.match(/\$\d+/g) ?? [];
-      if (isCredentialLookup(node)) {
-        credentialResults.push(...results, `(${/^InitPlan \d+/.exec(subplan)?.[0] ?? subplan}).col1`);
-      } else {
-        for (const name of results) {
-          if (Number(name.slice(1)) > parameters || name === '$0') subqueryResults.add(name);
-        }
+      for (const name of /returns (.*)\)/.exec(subplan)?.[1]?.match(/\$\d+/g) ?? []) {
+        if (Number(name.slice(1)) > parameters || name === '$0') subqueryResults.add(name);
       }
     }
     for (const child of node.Plans ?? []) walk(child);
   };
   walk(root);
-  // A value from a subquery is not one org (Citus cannot route on it): such a parameter anchors nothing.
-  // A credential lookup's result is one value: written as a constant here, so that it anchors.
-  const anchors = conditions.map((condition) => {
-    let anchor = condition;
-    for (const result of credentialResults) {
-      anchor = anchor.replace(new RegExp(`${escapeRegExp(result)}(?![\\w.])`, 'g'), "'credential_orgs'");
-    }
-    return anchor.replace(/\$\d+\b/g, (name) => (subqueryResults.has(name) ? '(subquery)' : name));
-  });
-
+  // A value from a subquery is not one org (Citus cannot prune on it): such a parameter binds nothing.
+  const anchors = conditions.map((condition) =>
+    condition.replace(/\$\d+\b/g, (name) => (subqueryResults.has(name) ? '(subquery)' : name)),
+  );
   const column = (alias: string, name: string) => `\\(*${escapeRegExp(alias)}\\.${name}\\)*(?:::\\w+)?`;
   const oneValue = `(?:\\(*\\$\\d+\\)*(?:::\\w+)?|'(?:[^']|'')*'(?:::\\w+)?)`;
-  const bound = new Set<string>(credentialAliases);
+  const bound = new Set<string>();
   for (const scan of scans) {
     if (scan.column === null) continue;
     const own = column(scan.alias, scan.column);
-    const anchored = new RegExp(`(?:${own}\\s*=\\s*${oneValue}|${oneValue}\\s*=\\s*${own})(?![\\w.(])`);
+    const anchored = new RegExp(`(?:${own}\\s*=\\s*${oneValue}|${oneValue}\\s*=\\s*${own})(?![\\w.(])(?!\\)* IS TRUE)`);
     if (anchors.some((condition) => anchored.test(condition))) bound.add(scan.alias);
   }
-  // Joins on the distribution column: a scan tied to a bound one is bound (until nothing changes).
-  let changed = true;
-  while (changed) {
-    changed = false;
-    for (const scan of scans) {
-      if (scan.column === null || bound.has(scan.alias)) continue;
-      const own = column(scan.alias, scan.column);
-      for (const other of scans) {
-        if (other.column === null || !bound.has(other.alias) || other.alias === scan.alias) continue;
-        const theirs = column(other.alias, other.column);
-        const joined = new RegExp(`${own}\\s*=\\s*${theirs}(?![\\w.])|${theirs}\\s*=\\s*${own}(?![\\w.])`);
-        if (conditions.some((condition) => joined.test(condition))) {
-          bound.add(scan.alias);
-          changed = true;
-          break;
-        }
-      }
+  const unbound = scans.filter((scan) => scan.column === null || !bound.has(scan.alias));
+  const findings = unbound.map((scan) => `unbound ${scan.label}`);
+  if (modifies) {
+    for (const name of await volatileFunctions(client)) {
+      if (new RegExp(`\\b${escapeRegExp(name)}\\s*\\(`, 'i').test(sql)) findings.push(`volatile ${name}`);
     }
   }
-  return scans.filter((scan) => scan.column === null || !bound.has(scan.alias)).map((scan) => scan.label);
+  if (unbound.length === 0) return [...new Set(findings)].sort();
+  if (locks) findings.push('for update across orgs');
+  for (const alias of credentialScans) {
+    for (const scan of unbound) findings.push(`reference table ${alias} joined to unbound ${scan.label}`);
+  }
+  // Across orgs, the distributed tables must be joined on the distribution column: each tied to another by
+  // `a.org_id = b.org_id` (a join condition, or a correlated subquery's reference to the outer row).
+  const distributed = scans.filter((scan) => scan.column !== null);
+  if (distributed.length > 1) {
+    for (const scan of distributed) {
+      const own = column(scan.alias, scan.column as string);
+      const tied = distributed.some((other) => {
+        if (other.alias === scan.alias) return false;
+        const theirs = column(other.alias, other.column as string);
+        const joined = new RegExp(`${own}\\s*=\\s*${theirs}(?![\\w.])|${theirs}\\s*=\\s*${own}(?![\\w.])`);
+        return conditions.some((condition) => joined.test(condition));
+      });
+      if (!tied) findings.push(`join not on org_id ${scan.label}`);
+    }
+  }
+  return [...new Set(findings)].sort();
+}
+
+let volatileNames: Promise<string[]> | undefined;
+
+/** The volatile functions of the database (pg_catalog's and Quotient's), by name. */
+function volatileFunctions(client: pg.ClientBase): Promise<string[]> {
+  volatileNames ??= client
+    .query<{ name: string }>(
+      `SELECT DISTINCT p.proname AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+       WHERE p.provolatile = 'v' AND p.prokind = 'f' AND n.nspname IN ('pg_catalog', 'public')
+         AND p.prorettype <> 'trigger'::regtype AND p.proname !~ '^(pg_stat|pg_ls|pg_read|pg_current|ts_|row_|int|float)'`,
+    )
+    .then((result) => result.rows.map((row) => row.name));
+  return volatileNames;
 }
 
 /**
