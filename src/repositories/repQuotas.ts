@@ -68,7 +68,7 @@ export async function booksOfReps(
       text: `SELECT u.id AS user_id, u.start_date::text AS start_date, u.leaving_date::text AS leaving_date,
                     CASE WHEN u.leaving_date IS NOT NULL THEN
                       (SELECT max(p.ends_on)::text FROM periods p
-                       WHERE p.org_id = u.org_id AND p.status = 'paid' AND p.paid_at <= u.deactivated_at)
+                       WHERE p.org_id = $1 AND p.status = 'paid' AND p.paid_at <= u.deactivated_at)
                     END AS paid_through,
                     q.plan_id, q.effective_from::text AS "from", q.quota_cents
              FROM users u
