@@ -1,5 +1,6 @@
 import { newId } from '../lib/ids.ts';
 import { type AdminRecord, RECORD_FIELDS, toRecord } from './admins.ts';
+import { orgOfCredential } from './credentialOrgs.ts';
 import { prismaOf, sql, type Transaction } from './transaction.ts';
 
 /** A live session with its admin, as every console request reads it. */
@@ -38,12 +39,10 @@ export async function create(
 
 /** The session of this token digest, not ended, with an admin that is not disabled; null otherwise. */
 export async function findLive(tx: Transaction, tokenDigest: string): Promise<SessionWithAdmin | null> {
-  const [lookup] = await tx.query<{ org_id: string }>(
-    sql`SELECT org_id FROM credential_orgs WHERE kind = 'admin_session' AND lookup = ${tokenDigest}`,
-  );
-  if (!lookup) return null;
+  const orgId = await orgOfCredential(tx, 'admin_session', tokenDigest);
+  if (orgId === null) return null;
   const row = await prismaOf(tx).adminSession.findFirst({
-    where: { org_id: lookup.org_id, token_digest: tokenDigest, ended_at: null, admin: { disabled_at: null } },
+    where: { org_id: orgId, token_digest: tokenDigest, ended_at: null, admin: { disabled_at: null } },
     select: {
       id: true,
       org_id: true,

@@ -1,4 +1,5 @@
 import { newId } from '../lib/ids.ts';
+import { orgOfCredential } from './credentialOrgs.ts';
 import { named, prismaOf, type Transaction } from './transaction.ts';
 
 export interface ApiKeyRecord {
@@ -121,23 +122,9 @@ export interface ActiveKey {
 }
 
 /**
- * The org of an API key's digest, from `credential_orgs` (a reference table on Citus: read on whichever node the
- * statement lands); null when the digest is unknown. The first of authentication's two statements.
- */
-export async function orgOfKeyDigest(tx: Transaction, digest: string): Promise<string | null> {
-  const rows = await tx.query<{ org_id: string }>(
-    named('api_key_org', {
-      text: `SELECT org_id FROM credential_orgs WHERE kind = 'api_key' AND lookup = $1`,
-      values: [digest],
-    }),
-  );
-  return rows[0]?.org_id ?? null;
-}
-
-/**
  * The active key of the org `$1` and the digest `$2` with its org's name (also the first step of rateLimitCounters'
- * count): the second statement, after orgOfKeyDigest, named by the org's parameter on every table so that Citus
- * routes it to the org's node. Joined to credential_orgs in one statement instead, the org was bound by the join
+ * count): the second statement, after the digest's org (orgOfCredential), named by the org's parameter on every
+ * table so that Citus routes it to the org's node. Joined to credential_orgs in one statement instead, the org was bound by the join
  * alone, and Citus read every shard of api_keys on every request (docs/scaling.md#citus-rules-checked-without-citus).
  */
 export const FIND_ACTIVE_KEY = `
@@ -149,7 +136,7 @@ export const FIND_ACTIVE_KEY = `
 
 /** The active key of a digest, read with two indexed selects (its org, then the key); null when unknown or revoked. */
 export async function findActiveKey(tx: Transaction, digest: string): Promise<ActiveKey | null> {
-  const orgId = await orgOfKeyDigest(tx, digest);
+  const orgId = await orgOfCredential(tx, 'api_key', digest);
   if (orgId === null) return null;
   const rows = await tx.query<ApiKeyRecord & { org_name: string }>(
     named('authenticate', { text: FIND_ACTIVE_KEY, values: [orgId, digest] }),

@@ -1,4 +1,5 @@
-import { type ActiveKey, type ApiKeyRecord, FIND_ACTIVE_KEY, orgOfKeyDigest } from './apiKeys.ts';
+import { type ActiveKey, type ApiKeyRecord, FIND_ACTIVE_KEY } from './apiKeys.ts';
+import { orgOfCredential } from './credentialOrgs.ts';
 import { named, sql, type Transaction } from './transaction.ts';
 
 // The request counts of the rate limit, per key and one-minute window, on the access layer's hot path (see
@@ -28,7 +29,7 @@ export async function authenticateAndCount(
   digest: string,
   windowStart: Date,
 ): Promise<AuthenticatedKey | null> {
-  const orgId = await orgOfKeyDigest(tx, digest);
+  const orgId = await orgOfCredential(tx, 'api_key', digest);
   if (orgId === null) return null;
   const rows = await tx.query<ApiKeyRecord & { org_name: string; window_count: number }>(
     named('authenticate_and_count', { text: FIND_AND_COUNT, values: [orgId, digest, windowStart] }),

@@ -1,4 +1,5 @@
 import { newId } from '../lib/ids.ts';
+import { orgOfCredential } from './credentialOrgs.ts';
 import type { ManagerEntryRecord } from './repManagers.ts';
 import { named, sql, type Transaction } from './transaction.ts';
 
@@ -138,14 +139,8 @@ export async function authenticateAndCount(
   token: FoundRepToken;
   hierarchy: Array<Pick<ManagerEntryRecord, 'rep_user_id' | 'manager_user_id' | 'from'>>;
 } | null> {
-  const found = await tx.query<{ org_id: string }>(
-    named('rep_token_org', {
-      text: `SELECT org_id FROM credential_orgs WHERE kind = 'rep_token' AND lookup = $1`,
-      values: [digest],
-    }),
-  );
-  const orgId = found[0]?.org_id;
-  if (orgId === undefined) return null;
+  const orgId = await orgOfCredential(tx, 'rep_token', digest);
+  if (orgId === null) return null;
   const [tokens, hierarchy] = await Promise.all([
     tx.query<FoundRepToken>(
       named('rep_token_authenticate', { text: FIND_AND_COUNT, values: [orgId, digest, windowStart, now] }),
