@@ -11,8 +11,16 @@ import type { Database } from '../../src/db/prisma.ts';
 import { ROWS_PER_STATEMENT } from '../../src/repositories/earningsWrites.ts';
 import type { ImportSummary } from '../../src/services/dealImport.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
+import type { AdminClient } from '../helpers/adminClient.ts';
 import { exited, onlyJson, QUOTIENT_BIN, runCli, SLOW_CLI_TEST_MS } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
+
+type DealImportRequest = components['schemas']['DealImportRequest'];
+
+/** The console's upload: one request to the admin API's deal import. */
+function uploadDeals(client: AdminClient, body: DealImportRequest) {
+  return client.api.POST('/admin/v1/deal-imports', { body });
+}
 
 const HUBSPOT = fileURLToPath(new URL('../../examples/imports/hubspot-deals.csv', import.meta.url));
 const SALESFORCE = fileURLToPath(new URL('../../examples/imports/salesforce-opportunities.csv', import.meta.url));
@@ -453,9 +461,7 @@ describe("POST /admin/v1/deal-imports (the console's upload)", () => {
     signedIn,
   }) => {
     const { org, client } = await signedIn('admin');
-    const upload = (body: components['schemas']['DealImportRequest']) =>
-      client.api.POST('/admin/v1/deal-imports', { body });
-    await upload({
+    await uploadDeals(client, {
       text: 'Record ID,Deal Stage,Amount,Close Date,Deal owner\n1,closedwon,10,2026-03-14,ana\n3,closedwon,10,2026-03-14,ana\n',
     });
 
@@ -466,7 +472,12 @@ describe("POST /admin/v1/deal-imports (the console's upload)", () => {
     sheet.addRow([1, 'closedwon', 12.5, new Date(Date.UTC(2026, 2, 14)), 'ana']);
     sheet.addRow([2, 'closedwon', 7000, new Date(Date.UTC(2026, 2, 15)), 'bo']);
     const xlsx = Buffer.from(await workbook.xlsx.writeBuffer()).toString('base64');
-    const dry = await upload({ file_base64: xlsx, dry_run: true, missing: 'delete', file_name: 'deals.xlsx' });
+    const dry = await uploadDeals(client, {
+      file_base64: xlsx,
+      dry_run: true,
+      missing: 'delete',
+      file_name: 'deals.xlsx',
+    });
     assert.equal(dry.response.status, 200, JSON.stringify(dry.error));
     assert.equal(dry.data?.file.format, 'XLSX (its first sheet)');
     assert.deepEqual([dry.data?.new_deals, dry.data?.updates], [1, 1]);
@@ -475,7 +486,7 @@ describe("POST /admin/v1/deal-imports (the console's upload)", () => {
       [[{ external_id: '3' }], 'deleted'],
     );
     assert.equal(await db.deal.count({ where: { org_id: org.id } }), 2, 'the dry run deletes nothing');
-    const wet = await upload({ file_base64: xlsx, missing: 'delete' });
+    const wet = await uploadDeals(client, { file_base64: xlsx, missing: 'delete' });
     assert.equal(wet.data?.report.missing_deals.deleted, 1);
     const stored = await db.deal.findMany({
       where: { org_id: org.id },
@@ -498,14 +509,14 @@ describe("POST /admin/v1/deal-imports (the console's upload)", () => {
     ).toString('base64');
     const before = await counts(db, org.id);
     const refusals = await Promise.all([
-      upload({ file_base64: csv }),
-      upload({ file_base64: csv, encoding: 'windows-1252' }),
-      upload({ file_base64: csv, encoding: 'windows-1252', locale: 'xx_XX' }),
-      upload({ file_base64: csv, encoding: 'ebcdic' }),
-      upload({ file_base64: 'not base64!' }),
-      upload({ text: 'a', file_base64: csv }),
-      upload({ text: 'Record ID,Deal Stage\n', encoding: 'windows-1252' }),
-      upload({ file_base64: Buffer.from('PK\u0003\u0004 not a zip').toString('base64') }),
+      uploadDeals(client, { file_base64: csv }),
+      uploadDeals(client, { file_base64: csv, encoding: 'windows-1252' }),
+      uploadDeals(client, { file_base64: csv, encoding: 'windows-1252', locale: 'xx_XX' }),
+      uploadDeals(client, { file_base64: csv, encoding: 'ebcdic' }),
+      uploadDeals(client, { file_base64: 'not base64!' }),
+      uploadDeals(client, { text: 'a', file_base64: csv }),
+      uploadDeals(client, { text: 'Record ID,Deal Stage\n', encoding: 'windows-1252' }),
+      uploadDeals(client, { file_base64: Buffer.from('PK\u0003\u0004 not a zip').toString('base64') }),
     ]);
     assert.deepEqual(
       refusals.map((refused) => refused.response.status),
@@ -525,7 +536,7 @@ describe("POST /admin/v1/deal-imports (the console's upload)", () => {
     assert.match(reasons[7] ?? '', /not an XLSX workbook/);
     assert.deepEqual(await counts(db, org.id), before, 'a refused file writes nothing');
 
-    const de = await upload({ file_base64: csv, encoding: 'windows-1252', locale: 'de-DE' });
+    const de = await uploadDeals(client, { file_base64: csv, encoding: 'windows-1252', locale: 'de-DE' });
     assert.equal(de.response.status, 200, JSON.stringify(de.error));
     assert.deepEqual(
       [de.data?.file.format, de.data?.file.encoding, de.data?.file.numbers_and_dates],
@@ -550,7 +561,7 @@ describe("POST /admin/v1/deal-imports (the console's upload)", () => {
     assert.ok(owner, 'the owner read in Windows-1252');
 
     // Salesforce's en_GB user locale, in its own spelling, on a CSV text: 05/08/2025 is 5 August.
-    const gb = await upload({
+    const gb = await uploadDeals(client, {
       text: 'Record ID,Deal Stage,Amount,Close Date,Deal owner\n20,closedwon,12500.00,05/08/2025,ana\n',
       locale: 'en_GB',
     });
@@ -564,14 +575,12 @@ describe("POST /admin/v1/deal-imports (the console's upload)", () => {
     signedIn,
   }) => {
     const { org, client } = await signedIn('admin');
-    const upload = (body: components['schemas']['DealImportRequest']) =>
-      client.api.POST('/admin/v1/deal-imports', { body });
     // An export with a long unmapped column: about 1.5 MiB of file, 2 MiB of base64.
     const notes = 'n'.repeat(768 * 1024);
     const large = Buffer.from(
       `Record ID,Deal Stage,Amount,Close Date,Deal owner,Notes\n1,closedwon,10,2026-03-14,ana,${notes}\n2,closedwon,20,2026-03-15,ana,${notes}\n`,
     ).toString('base64');
-    const taken = await upload({ file_base64: large, currency: 'EUR' });
+    const taken = await uploadDeals(client, { file_base64: large, currency: 'EUR' });
     assert.equal(taken.response.status, 200, JSON.stringify(taken.error));
     assert.equal(taken.data?.new_deals, 2);
     const currencies = await db.deal.findMany({ where: { org_id: org.id }, select: { currency: true } });
@@ -581,7 +590,7 @@ describe("POST /admin/v1/deal-imports (the console's upload)", () => {
     );
 
     const before = await counts(db, org.id);
-    const tooLarge = await upload({ file_base64: 'A'.repeat(8 * 1024 * 1024 + 4) });
+    const tooLarge = await uploadDeals(client, { file_base64: 'A'.repeat(8 * 1024 * 1024 + 4) });
     assert.equal(tooLarge.response.status, 413);
     assert.equal(tooLarge.error?.error, 'payload_too_large');
     assert.deepEqual(await counts(db, org.id), before, 'a refused body writes nothing');

@@ -180,8 +180,7 @@ export function AdjustmentsPage(props: { canChange: boolean }) {
               Adds {formatMinorUnits(-chosen.amount_cents, chosen.currency, 'symbol')} to {chosen.user_external_id} in{' '}
               {chosen.period_id}, which must still be open. The adjustment stays, marked voided.
             </p>
-            <div class="field">
-              <label for="void-reason">Why void it (kept with the void and in the audit log)</label>
+            <Field label="Why void it (kept with the void and in the audit log)" id="void-reason">
               <input
                 id="void-reason"
                 required
@@ -189,7 +188,7 @@ export function AdjustmentsPage(props: { canChange: boolean }) {
                 value={voidReason}
                 onInput={(event) => setVoidReason(event.currentTarget.value)}
               />
-            </div>
+            </Field>
           </>
         )}
       </ConfirmDialog>

@@ -6,6 +6,7 @@ import {
   Badge,
   ConfirmDialog,
   Empty,
+  Field,
   type Outcome,
   OutcomeNotice,
   PageHeader,
@@ -302,8 +303,7 @@ export function PeriodsPage(props: { canChange: boolean }) {
                 those booked in a later open period while it was locked, land in {chosen.period.id}. Lock it again when
                 it is ready. With four-eyes payment on, this records your request and a second admin confirms it.
               </p>
-              <div class="field">
-                <label for="reopen-reason">Reason (recorded in the audit log)</label>
+              <Field label="Reason (recorded in the audit log)" id="reopen-reason">
                 <input
                   id="reopen-reason"
                   required
@@ -311,7 +311,7 @@ export function PeriodsPage(props: { canChange: boolean }) {
                   value={reopenReason}
                   onInput={(event) => setReopenReason(event.currentTarget.value)}
                 />
-              </div>
+              </Field>
             </>
           ) : (
             <p>
