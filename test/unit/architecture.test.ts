@@ -31,6 +31,7 @@ const REPOSITORIES = [
   'apiKeys',
   'audit',
   'connections',
+  'credentialOrgs',
   'deals',
   'dealSnapshots',
   'dealsBulk',
