@@ -1,4 +1,5 @@
 import type { ExchangeRate } from '../domain/earnings/exchange.ts';
+import { bumpConfigVersion } from './orgs.ts';
 import { prismaOf, type Transaction } from './transaction.ts';
 
 // The org's dated exchange rates (docs/currencies.md), through Prisma: written and listed by admins; the engine
@@ -35,6 +36,7 @@ export async function set(
     create: { ...key, rate: rate.rate, created_at: now, updated_at: now },
     update: { rate: rate.rate, updated_at: now },
   });
+  await bumpConfigVersion(tx, orgId);
   return { rate: toRate(row), replaced: before?.rate ?? null };
 }
 

@@ -12,11 +12,40 @@ export interface OrgRecord {
 
 const ORG_FIELDS = { id: true, name: true, default_currency: true, created_at: true } as const;
 
+/** The change-feed writer slots every org has (src/repositories/feedWriters.ts). */
+export const FEED_WRITER_SLOTS = 32;
+
+/**
+ * A new org, with its change-feed writer slots in the same transaction (Prisma's nested write): a slot created later
+ * by a writer would be invisible to readers until that writer commits, which is what a slot must not be. It was a
+ * trigger on orgs; Citus refuses to distribute a table with triggers (docs/scaling.md).
+ */
 export async function create(tx: Transaction, name: string, defaultCurrency?: string): Promise<OrgRecord> {
   return prismaOf(tx).org.create({
-    data: { id: newId('org'), name, ...(defaultCurrency === undefined ? {} : { default_currency: defaultCurrency }) },
+    data: {
+      id: newId('org'),
+      name,
+      ...(defaultCurrency === undefined ? {} : { default_currency: defaultCurrency }),
+      feed_writer_slots: {
+        createMany: { data: Array.from({ length: FEED_WRITER_SLOTS }, (_, index) => ({ slot: index + 1 })) },
+      },
+    },
     select: ORG_FIELDS,
   });
+}
+
+/**
+ * Bumps the org's configuration version (what a deal event reads of the org: its plans in force, webhook endpoints,
+ * exchange rates, stage lists and default currency; src/services/orgConfig.ts), in the transaction of the change:
+ * every write of those calls it (it was a trigger; Citus refuses to distribute a table with triggers).
+ */
+export async function bumpConfigVersion(tx: Transaction, orgId: string): Promise<void> {
+  await tx.query(
+    named('orgs_bump_config_version', {
+      text: 'UPDATE orgs SET config_version = config_version + 1 WHERE id = $1',
+      values: [orgId],
+    }),
+  );
 }
 
 export async function list(tx: Transaction): Promise<OrgRecord[]> {
@@ -35,7 +64,7 @@ export async function setDefaultCurrencyIfUnused(
   const current = await defaultCurrency(tx, orgId);
   if (current === currency) return 'unchanged';
   const updated = await prismaOf(tx).$executeRaw`
-    UPDATE orgs SET default_currency = ${currency}
+    UPDATE orgs SET default_currency = ${currency}, config_version = config_version + 1
     WHERE id = ${orgId}
       AND NOT EXISTS (SELECT 1 FROM deals WHERE org_id = ${orgId})
       AND NOT EXISTS (SELECT 1 FROM plans WHERE org_id = ${orgId})`;
@@ -54,8 +83,8 @@ export async function find(tx: Transaction, orgId: string): Promise<OrgRecord | 
 
 /**
  * What a deal event reads of its org besides the stage lists (which come with the event's first statement): the
- * plans in force and the webhook endpoints, as of `version` (orgs.config_version, bumped by triggers in the
- * transaction of every change to them).
+ * plans in force and the webhook endpoints, as of `version` (orgs.config_version, bumped by `bumpConfigVersion` in
+ * the transaction of every change to them).
  */
 export interface OrgConfig {
   version: number;

@@ -1,9 +1,11 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { ChipDefinition, PlanDefinition } from '../domain/plans/types.ts';
+import { bumpConfigVersion } from './orgs.ts';
 import { prismaOf, type Transaction } from './transaction.ts';
 
 // The admin's writes of plans, through Prisma: the lock that serialises applies of a plan key, a new plan or a
-// further version with its chips, archive and reactivate.
+// further version with its chips, archive and reactivate. Each bumps the org's configuration version in its
+// transaction (the plans in force are part of what a deal event reads of the org).
 
 export interface NewPlanVersion {
   orgId: string;
@@ -45,6 +47,7 @@ export async function createPlan(tx: Transaction, version: NewPlanVersion): Prom
     },
   });
   await writeVersion(tx, version);
+  await bumpConfigVersion(tx, version.orgId);
 }
 
 /** A further version of an existing plan; the plan takes its settings and becomes active. */
@@ -63,14 +66,16 @@ export async function addVersion(tx: Transaction, version: NewPlanVersion): Prom
       updated_at: version.at,
     },
   });
+  await bumpConfigVersion(tx, version.orgId);
 }
 
 /** Makes an archived plan active again, on the version it had. */
 export async function reactivate(tx: Transaction, orgId: string, planId: string, at: Date): Promise<void> {
-  await prismaOf(tx).plan.updateMany({
+  const { count } = await prismaOf(tx).plan.updateMany({
     where: { org_id: orgId, id: planId },
     data: { status: 'active', archived_at: null, updated_at: at },
   });
+  if (count > 0) await bumpConfigVersion(tx, orgId);
 }
 
 /** Archives an active plan; `changed` is false when it was archived already (the first time stays). */
@@ -79,6 +84,7 @@ export async function archive(tx: Transaction, orgId: string, planId: string, at
     where: { org_id: orgId, id: planId, status: 'active' },
     data: { status: 'archived', archived_at: at, updated_at: at },
   });
+  if (count > 0) await bumpConfigVersion(tx, orgId);
   return count > 0;
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Prisma } from '../../generated/prisma/client.ts';
 import { newId } from '../lib/ids.ts';
+import { bumpConfigVersion } from './orgs.ts';
 import { named, prismaOf, type Transaction } from './transaction.ts';
 
 export interface WebhookAttemptRecord {
@@ -321,6 +322,7 @@ export async function recordAttempt(
     where: { org_id_id: { org_id: claim.org_id, id: claim.endpoint_id } },
     data: { enabled: false, disabled_at: result.attemptedAt, disabled_reason: reason },
   });
+  await bumpConfigVersion(tx, claim.org_id);
   await endWaitingDeliveries(client, claim.org_id, claim.endpoint_id);
   return { disabledReason: reason };
 }

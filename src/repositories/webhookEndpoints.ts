@@ -1,4 +1,5 @@
 import { newId } from '../lib/ids.ts';
+import { bumpConfigVersion } from './orgs.ts';
 import { named, prismaOf, type Transaction } from './transaction.ts';
 import { endWaitingDeliveries } from './webhookDeliveries.ts';
 
@@ -36,10 +37,12 @@ export async function createEndpoint(
   orgId: string,
   input: { url: string; events: string[]; secret: string },
 ): Promise<WebhookEndpointRecord> {
-  return prismaOf(tx).webhookEndpoint.create({
+  const created = await prismaOf(tx).webhookEndpoint.create({
     data: { id: newId('wh'), org_id: orgId, url: input.url, events: input.events, secret: input.secret },
     select: ENDPOINT_FIELDS,
   });
+  await bumpConfigVersion(tx, orgId);
+  return created;
 }
 
 /** Oldest first; removed endpoints are left out. */
@@ -89,6 +92,7 @@ export async function removeEndpoint(
     data: { removed_at: at, enabled: false },
   });
   if (count === 0) return null;
+  await bumpConfigVersion(tx, orgId);
   await endWaitingDeliveries(prismaOf(tx), orgId, endpointId);
   return prismaOf(tx).webhookEndpoint.findUniqueOrThrow({
     where: { org_id_id: { org_id: orgId, id: endpointId } },
@@ -125,6 +129,7 @@ export async function enableEndpoint(tx: Transaction, orgId: string, endpointId:
     where: { id: endpointId, org_id: orgId, removed_at: null, enabled: false },
     data: { enabled: true, disabled_at: null, disabled_reason: null, failing_since: null },
   });
+  if (count > 0) await bumpConfigVersion(tx, orgId);
   return count > 0;
 }
 

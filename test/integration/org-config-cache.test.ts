@@ -3,7 +3,9 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { QuotientClient } from '../../sdk/src/index.ts';
 import { createClient } from '../../sdk/src/index.ts';
-import { newId } from '../../src/lib/ids.ts';
+import * as planWrites from '../../src/repositories/planWrites.ts';
+import { inPrismaTransaction } from '../../src/repositories/transaction.ts';
+import * as webhookEndpoints from '../../src/repositories/webhookEndpoints.ts';
 import { createOrgWithKey } from '../factories/access.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { exited, spawnServe } from '../helpers/cli.ts';
@@ -70,7 +72,9 @@ describe("the org's configuration, cached per process", () => {
     assert.deepEqual(await earnedOn(org.id, await wonDeal(second, 'at-25-pct-2')), [250_000]);
     assert.deepEqual(await earnedOn(org.id, await wonDeal(first, 'at-25-pct-1')), [250_000]);
 
-    await db.plan.updateMany({ where: { org_id: org.id }, data: { status: 'archived' } });
+    // Through the repository's write, which bumps the org's configuration version in its transaction.
+    const [plan] = await db.plan.findMany({ where: { org_id: org.id }, select: { id: true } });
+    await inPrismaTransaction(db, (tx) => planWrites.archive(tx, org.id, plan?.id as string, new Date()));
     assert.deepEqual(await earnedOn(org.id, await wonDeal(first, 'archived-1')), []);
     assert.deepEqual(await earnedOn(org.id, await wonDeal(second, 'archived-2')), []);
   });
@@ -81,15 +85,13 @@ describe("the org's configuration, cached per process", () => {
     const client = createClient({ baseUrl: servers[0]?.url as string, apiKey: rawKey });
     await wonDeal(client, 'no-endpoint-yet');
     assert.equal(await db.webhookMessage.count({ where: { org_id: org.id } }), 0);
-    await db.webhookEndpoint.create({
-      data: {
-        id: newId('wh'),
-        org_id: org.id,
+    await inPrismaTransaction(db, (tx) =>
+      webhookEndpoints.createEndpoint(tx, org.id, {
         url: 'https://example.com/hook',
         events: ['deal.updated'],
         secret: 'whsec_test',
-      },
-    });
+      }),
+    );
     await wonDeal(client, 'endpoint-now');
     assert.equal(await db.webhookMessage.count({ where: { org_id: org.id, type: 'deal.updated' } }), 1);
   });

@@ -119,3 +119,42 @@ test('every table is org-scoped or a listed global table; org-scoped keys and re
       'is closed must be struck off KNOWN_GAPS and docs/scaling.md',
   );
 });
+
+// Citus refuses a foreign key whose ON UPDATE is CASCADE, SET NULL or SET DEFAULT when the distribution column is in
+// it ("SET NULL, SET DEFAULT or CASCADE is not supported in ON UPDATE operation when distribution key included in
+// the foreign constraint"), which is every org-scoped key here: Prisma's default ON UPDATE CASCADE was refused on 40
+// keys (issue 42). No key of the schema updates in cascade: ids never change.
+test('no foreign key updates in cascade, sets NULL or a default on update (Citus refuses them on distributed tables)', async () => {
+  const db = testDatabase();
+  const keys = await db.$queryRawUnsafe<Array<{ table: string; name: string; update_rule: string }>>(
+    `SELECT tc.table_name AS table, rc.constraint_name AS name, rc.update_rule
+     FROM information_schema.referential_constraints rc
+     JOIN information_schema.table_constraints tc
+       ON tc.constraint_schema = rc.constraint_schema AND tc.constraint_name = rc.constraint_name
+     WHERE rc.constraint_schema = current_schema()`,
+  );
+  assert.ok(keys.length > 40, `the schema's foreign keys are read (${keys.length})`);
+  assert.deepEqual(
+    keys
+      .filter((key) => ['CASCADE', 'SET NULL', 'SET DEFAULT'].includes(key.update_rule))
+      .map((key) => `${key.table}.${key.name}: ON UPDATE ${key.update_rule}`)
+      .sort(),
+    [],
+    'a relation in prisma/schema.prisma must say onUpdate: NoAction (docs/scaling.md)',
+  );
+});
+
+// Citus refuses to distribute a table that has triggers ("cannot distribute relation … because it has triggers"):
+// the org's config version is bumped and its feed writer slots are created by the writes themselves.
+test('no table of the schema has a trigger (Citus refuses to distribute one)', async () => {
+  const db = testDatabase();
+  const triggers = await db.$queryRawUnsafe<Array<{ table: string; name: string }>>(
+    `SELECT DISTINCT event_object_table AS table, trigger_name AS name
+     FROM information_schema.triggers WHERE trigger_schema = current_schema() ORDER BY 1, 2`,
+  );
+  assert.deepEqual(
+    triggers.map((trigger) => `${trigger.table}: ${trigger.name}`),
+    [],
+    'a write the schema needs done belongs in the statement or transaction that changes the data (docs/scaling.md)',
+  );
+});
