@@ -106,10 +106,14 @@ export function toDealRecord(row: DealRow): DealRecord {
 // would deadlock with the rep's evaluation lock this transaction takes next.
 const LOCK_DEAL = `SELECT ${DEAL_COLUMNS} FROM deals WHERE org_id = $1 AND external_id = $2 FOR NO KEY UPDATE`;
 
+// The clock is statement_timestamp(), not clock_timestamp(): Citus refuses a volatile function in a write to a
+// distributed table, and evaluates a stable one once, on the coordinator, before it sends the write to the shard.
 const APPLY_EVENT = `
   WITH clock AS (
-    -- Truncated, not rounded, to the column's milliseconds: updated_at is never later than the clock reading.
-    SELECT date_trunc('milliseconds', clock_timestamp()) AS at
+    -- The statement's start, truncated, not rounded, to the column's milliseconds: updated_at is never later than
+    -- the clock reading. The statement starts after the transaction's earlier ones have ended (its feed writer
+    -- slot, the deal's lock), as the wall-clock reading it replaces did (see the comment above).
+    SELECT date_trunc('milliseconds', statement_timestamp()) AS at
   ), recorded AS (
     INSERT INTO domain_events
       (id, org_id, source_event_id, deal_id, type, event_type_hint, changes, stale, occurred_at, created_at)
@@ -147,7 +151,7 @@ export async function lockByExternalId(tx: Transaction, orgId: string, externalI
 
 /**
  * Records the domain event and applies it to the locked deal in one round trip: version + 1, `updated_at`
- * from clock_timestamp() (after the transaction took its feed writer slot, see feedWriters.joinFeedWriters), `won_at` set
+ * from statement_timestamp() (after the transaction took its feed writer slot, see feedWriters.joinFeedWriters), `won_at` set
  * when the deal becomes won (to the event's `occurred_at` when it carries one: a CRM
  * backfilling last quarter's deals means last quarter) and cleared when it is no longer won, `created_at`
  * set by the first event. The domain event gets the same time, taken under the deal's lock, so a deal's

@@ -26,10 +26,14 @@ export async function liveExternalIds(tx: Transaction, orgId: string): Promise<M
   return new Map(rows.map((row) => [row.external_id, Number(row.version)]));
 }
 
+// The clock is statement_timestamp(), not clock_timestamp(): Citus refuses a volatile function in a write to a
+// distributed table, and evaluates a stable one once, on the coordinator, before it sends the write to the shard.
 const APPLY_EVENTS = `
   WITH clock AS (
-    -- Truncated, not rounded, to the column's milliseconds: updated_at is never later than the clock reading.
-    SELECT date_trunc('milliseconds', clock_timestamp()) AS at
+    -- The statement's start, truncated, not rounded, to the column's milliseconds: updated_at is never later than
+    -- the clock reading. The statement starts after the transaction's earlier ones have ended (its feed writer
+    -- slot, the deal's lock), as the wall-clock reading it replaces did (see the comment above).
+    SELECT date_trunc('milliseconds', statement_timestamp()) AS at
   ), input AS (
     SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $8::timestamptz[],
                          $9::boolean[], $10::bigint[], $11::text[], $12::date[], $13::text[], $14::jsonb[], $15::text[],

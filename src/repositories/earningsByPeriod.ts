@@ -29,25 +29,26 @@ export async function rowsOfPeriodWithStatus(
 }
 
 /**
- * Moves rows of a period from one status to the next (pending → approved, approved → paid); returns them as
- * they are now.
+ * Moves rows of a period from one status to the next (pending → approved, approved → paid), their status changed
+ * `change.at` (the caller's one reading of the clock, as a parameter: Citus refuses clock_timestamp() in an UPDATE
+ * of a distributed table); returns them as they are now.
  */
 export async function moveRowsOfPeriod(
   tx: Transaction,
   orgId: string,
   periodId: PeriodId,
   ids: readonly string[],
-  change: { from: EarningStatus; to: EarningStatus },
+  change: { from: EarningStatus; to: EarningStatus; at: Date },
 ): Promise<EarningRecord[]> {
   if (ids.length === 0) return [];
   const rows = await tx.query<RecordRow>({
     text: `WITH moved AS (
-             UPDATE earnings SET status = $5, status_changed_at = date_trunc('milliseconds', clock_timestamp())
+             UPDATE earnings SET status = $5, status_changed_at = $6::timestamptz
              WHERE org_id = $1 AND period_id = $2 AND status = $4 AND id = ANY($3::text[])
              RETURNING *
            )
            SELECT ${wireColumnsOf('$1')} FROM moved e ORDER BY e.created_at, e.id`,
-    values: [orgId, periodId, ids, change.from, change.to],
+    values: [orgId, periodId, ids, change.from, change.to, change.at],
   });
   return rows.map(toRecord);
 }

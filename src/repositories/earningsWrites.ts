@@ -102,8 +102,10 @@ function retireAndWriteText(returned: 'wire' | 'status'): string {
     returned === 'wire'
       ? `SELECT '${change}' AS change, ${wireColumnsOf('$1')} FROM ${change} e`
       : `SELECT '${change}' AS change, e.id, e.status FROM ${change} e`;
+  // The statement's start (stable: Citus refuses clock_timestamp() in a write to a distributed table), after the
+  // transaction's feed writer slot was taken in an earlier statement.
   return `WITH clock AS (
-            SELECT date_trunc('milliseconds', clock_timestamp()) AS at
+            SELECT date_trunc('milliseconds', statement_timestamp()) AS at
           ), retired AS (
             UPDATE earnings e SET status = r.status, status_changed_at = clock.at, status_reason = r.reason
             FROM clock, jsonb_to_recordset($2::jsonb) AS r(id text, status text, reason jsonb)
@@ -183,24 +185,29 @@ async function retireAndWriteAtOnce<Row extends { id: string }, T extends { id: 
   };
 }
 
-/** Reverses the rep's projected rows under these (archived) plans; returns them as they are now. */
+/**
+ * Reverses the rep's projected rows under these (archived) plans, their status changed `at` (the caller's one reading
+ * of the clock: a parameter, since Citus refuses clock_timestamp() in an UPDATE of a distributed table); returns them
+ * as they are now.
+ */
 export async function reverseProjectionsOfRep(
   tx: Transaction,
   orgId: string,
   userId: string,
   planIds: readonly string[],
+  at: Date,
 ): Promise<EarningRecord[]> {
   if (planIds.length === 0) return [];
   const rows = await tx.query<RecordRow>(
     named('earnings_reverse_projections_of_rep', {
       text: `WITH moved AS (
                UPDATE earnings SET status = 'reversed', status_reason = $4::jsonb,
-                 status_changed_at = date_trunc('milliseconds', clock_timestamp())
+                 status_changed_at = $5::timestamptz
                WHERE org_id = $1 AND user_id = $2 AND plan_id = ANY($3::text[]) AND status = 'projected'
                RETURNING *
              )
              SELECT ${wireColumnsOf('$1')} FROM moved e ORDER BY e.id`,
-      values: [orgId, userId, planIds, JSON.stringify(PLAN_ARCHIVED)],
+      values: [orgId, userId, planIds, JSON.stringify(PLAN_ARCHIVED), at],
     }),
   );
   return rows.map(toRecord);

@@ -39,7 +39,10 @@ const TAKE_SLOT = `
            date_trunc('milliseconds', released_at) + interval '1 millisecond' - clock_timestamp()))))::int AS waited
   FROM taken`;
 
-const RELEASE_SLOT = `UPDATE feed_writer_slots SET released_at = clock_timestamp() WHERE org_id = $1 AND slot = $2`;
+// The release statement's start: after every statement of the transaction before it has ended, so after its last
+// stamp (each a statement's start, truncated). statement_timestamp(), not clock_timestamp(): Citus refuses a volatile
+// function in an UPDATE of a distributed table and evaluates a stable one on the coordinator.
+const RELEASE_SLOT = `UPDATE feed_writer_slots SET released_at = statement_timestamp() WHERE org_id = $1 AND slot = $2`;
 
 /**
  * Makes the transaction a writer of the org's feeds: locks one of the org's slots until the transaction ends, and

@@ -67,7 +67,7 @@ const RECORD_AND_OPEN_DEAL = `
     RETURNING id
   ), created AS (
     INSERT INTO deals (id, org_id, external_id, version, status, custom, created_at, updated_at)
-    SELECT $9, $2, $5, 0, 'open', '{}'::jsonb, now(), date_trunc('milliseconds', clock_timestamp()) FROM source
+    SELECT $9, $2, $5, 0, 'open', '{}'::jsonb, now(), date_trunc('milliseconds', statement_timestamp()) FROM source
     ON CONFLICT (org_id, external_id) DO NOTHING
     RETURNING ${DEAL_COLUMNS}
   ), existing AS (

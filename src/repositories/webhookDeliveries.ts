@@ -342,6 +342,10 @@ export async function endWaitingDeliveries(
 // The outbox's statements (src/services/webhookOutbox.ts), run inside the transaction of the change they
 // announce, whichever runner opened it.
 
+// The deliveries name their message by its id, the parameter, not by the CTE's row: an INSERT … SELECT from the CTE
+// would reach Citus as rows of an intermediate result, pulled through the coordinator (the message's insert still
+// runs first: a data-modifying CTE runs whether or not it is read, and the foreign key is checked at the statement's
+// end).
 const INSERT_MESSAGE = `
   WITH message AS (
     INSERT INTO webhook_messages (id, org_id, type, payload, created_at)
@@ -349,8 +353,8 @@ const INSERT_MESSAGE = `
     RETURNING id
   )
   INSERT INTO webhook_deliveries (id, org_id, message_id, endpoint_id, status, attempt_count, next_attempt_at, created_at)
-  SELECT t.delivery_id, $2, message.id, t.endpoint_id, 'pending', 0, now(), now()
-  FROM message, unnest($5::text[], $6::text[]) AS t(delivery_id, endpoint_id)`;
+  SELECT t.delivery_id, $2, $1, t.endpoint_id, 'pending', 0, now(), now()
+  FROM unnest($5::text[], $6::text[]) AS t(delivery_id, endpoint_id)`;
 
 /** One message and a delivery, due at once, per endpoint. */
 export async function insertMessage(

@@ -51,8 +51,20 @@ const CONDITIONS = ['Index Cond', 'Recheck Cond', 'Filter', 'Hash Cond', 'Merge 
  *   scan. Citus prunes shards from each table's own restrictions, which include what the planner derives at the same
  *   query level (`a.org_id = $1 AND b.org_id = a.org_id` gives b `org_id = $1`), but not a correlation to an outer
  *   row (`p.org_id = o.id` in a subquery), not `IS TRUE`, not `= ANY` and not a value from a subquery.
- * - `volatile <function>`: a volatile function in an UPDATE or DELETE of a distributed table ("functions used in
- *   UPDATE queries on distributed tables must not be VOLATILE"; INSERT values are evaluated on the coordinator).
+ * - `volatile <function>`: a volatile function (pg_proc's provolatile 'v': clock_timestamp(), random(),
+ *   gen_random_uuid(), nextval(), …) in an UPDATE or DELETE of a distributed table ("functions used in UPDATE queries
+ *   on distributed tables must not be VOLATILE") or in an INSERT … SELECT into one from a distributed table
+ *   ("volatile functions are not allowed in distributed INSERT ... SELECT queries"). Not in INSERT … VALUES (or a
+ *   SELECT of no distributed table), whose values Citus evaluates on the coordinator; not stable functions (now(), statement_timestamp()), which Citus evaluates once, on the coordinator,
+ *   before it sends a modification to the shard.
+ * - `insert select not by org_id <table>`: a statement that is an INSERT … SELECT into a distributed table reading a
+ *   distributed table whose inserted distribution column is not the source's own (`SELECT $1, …` instead of
+ *   `SELECT s.org_id, …`), or whose rows come through a CTE reading one: Citus pushes an INSERT … SELECT down to the
+ *   shards only between colocated tables, with the target's distribution column taken from the source's; otherwise
+ *   it repartitions the rows or pulls them to the coordinator (the batch pipeline's "missing data for column org_id",
+ *   issue 42). An INSERT … SELECT from no distributed table (VALUES, unnest, a parameter's JSON) is evaluated on the
+ *   coordinator and routed by each row's org_id, which Citus runs; one inside a CTE of a statement bound to one org
+ *   goes to that org's shard with the whole statement.
  * - `for update across orgs`: a row lock (FOR UPDATE/SHARE) in a statement that is not on one org ("could not run
  *   distributed query with FOR UPDATE/SHARE commands").
  * - `join not on org_id <table as alias>`: in a statement across orgs, a distributed table not joined to the others
@@ -75,6 +87,7 @@ export async function citusFindings(
   const credentialScans: string[] = [];
   let modifies = false;
   let locks = false;
+  let insertsSelected = false;
   const walk = (node: PlanNode) => {
     const table = node['Relation Name'];
     if (table === 'credential_orgs') credentialScans.push(node.Alias ?? table);
@@ -86,6 +99,7 @@ export async function citusFindings(
       // each carry their org_id (NOT NULL), so only a table without the column is unbound there.
       if (node['Node Type'] === 'ModifyTable') {
         if (node.Operation === 'Update' || node.Operation === 'Delete') modifies = true;
+        if (node.Operation === 'Insert' && insertsFromDistributed(node, columns)) insertsSelected = true;
         if (node.Operation === 'Insert' && column === null) {
           scans.push({ table, alias, column, label: `${table} (insert)` });
         }
@@ -124,7 +138,10 @@ export async function citusFindings(
   }
   const unbound = scans.filter((scan) => scan.column === null || !bound.has(scan.alias));
   const findings = unbound.map((scan) => `unbound ${scan.label}`);
-  if (modifies) {
+  if (root['Node Type'] === 'ModifyTable' && root.Operation === 'Insert') {
+    findings.push(...(await insertSelectFindings(client, columns, root)));
+  }
+  if (modifies || insertsSelected) {
     for (const name of await volatileFunctions(client)) {
       if (new RegExp(`\\b${escapeRegExp(name)}\\s*\\(`, 'i').test(sql)) findings.push(`volatile ${name}`);
     }
@@ -150,6 +167,97 @@ export async function citusFindings(
     }
   }
   return [...new Set(findings)].sort();
+}
+
+/** An INSERT … SELECT from a distributed table (its row source reads one, or a CTE): Citus tries to push it down. */
+function insertsFromDistributed(insert: PlanNode, columns: Map<string, string | null>): boolean {
+  const source = (insert.Plans ?? []).find((child) => child['Parent Relationship'] !== 'InitPlan');
+  const reads = (node: PlanNode): boolean =>
+    (node['Relation Name'] !== undefined && columns.has(node['Relation Name'])) ||
+    node['Node Type'] === 'CTE Scan' ||
+    (node.Plans ?? []).some(reads);
+  return source !== undefined && reads(source);
+}
+
+/**
+ * A top-level INSERT … SELECT into a distributed table (see citusFindings): its row source must take the inserted
+ * distribution column from a distributed table it reads, or read none. A CTE's rows that read a distributed table
+ * come to the INSERT as an intermediate result, through the coordinator.
+ */
+async function insertSelectFindings(
+  client: pg.ClientBase,
+  columns: Map<string, string | null>,
+  insert: PlanNode,
+): Promise<string[]> {
+  const target = insert['Relation Name'];
+  if (target === undefined || !columns.has(target)) return [];
+  const column = columns.get(target) ?? null;
+  const initPlans = (insert.Plans ?? []).filter((child) => child['Parent Relationship'] === 'InitPlan');
+  const source = (insert.Plans ?? []).find((child) => child['Parent Relationship'] !== 'InitPlan');
+  if (!source || column === null) return [];
+  const cteReadsDistributed = new Map<string, boolean>();
+  for (const plan of initPlans) {
+    const name = /^CTE (.+)$/.exec(String(plan['Subplan Name'] ?? ''))?.[1];
+    if (name !== undefined) cteReadsDistributed.set(name, readsDistributed(plan, columns));
+  }
+  const sources: Array<{ alias: string; column: string }> = [];
+  let throughCte = false;
+  const walk = (node: PlanNode) => {
+    const table = node['Relation Name'];
+    if (table !== undefined && columns.has(table) && node['Node Type'] !== 'ModifyTable') {
+      const own = columns.get(table);
+      if (own) sources.push({ alias: node.Alias ?? table, column: own });
+    }
+    if (node['Node Type'] === 'CTE Scan' && cteReadsDistributed.get(String(node['CTE Name'])) === true) {
+      throughCte = true;
+    }
+    for (const child of node.Plans ?? []) walk(child);
+  };
+  walk(source);
+  if (sources.length === 0 && !throughCte) return [];
+  const position = (await attributeNumbers(client)).get(`${target}.${column}`);
+  const outputs = source.Output;
+  const inserted = Array.isArray(outputs) && position !== undefined ? String(outputs[position - 1] ?? '') : '';
+  const ofSource = (expression: string) =>
+    sources.some(({ alias, column: theirs }) =>
+      new RegExp(`^\\(*${escapeRegExp(alias)}\\.${theirs}\\)*(?:::\\w+)?$`).test(expression),
+    );
+  // A SELECT with expressions the planner keeps apart is a Subquery Scan ("*SELECT*"): its column of that name is
+  // the one its own row source outputs from a source table's column.
+  let fromSource = ofSource(inserted);
+  if (!fromSource && source['Node Type'] === 'Subquery Scan') {
+    const name = /\.("?)(\w+)\1\)*(?:::\w+)?$/.exec(inserted)?.[2];
+    const inner = source.Plans?.[0]?.Output;
+    fromSource =
+      name !== undefined &&
+      Array.isArray(inner) &&
+      inner.some((expression) => ofSource(String(expression)) && String(expression).endsWith(`.${name}`));
+  }
+  return fromSource && !throughCte ? [] : [`insert select not by org_id ${target}`];
+}
+
+/** Whether a plan reads a distributed table anywhere. */
+function readsDistributed(node: PlanNode, columns: Map<string, string | null>): boolean {
+  const table = node['Relation Name'];
+  if (table !== undefined && columns.has(table)) return true;
+  return (node.Plans ?? []).some((child) => readsDistributed(child, columns));
+}
+
+let attributes: Promise<Map<string, number>> | undefined;
+
+/**
+ * Each column's number among its table's attributes, dropped ones included: an INSERT's row source lists a value for
+ * every attribute in that order (a dropped one as NULL).
+ */
+function attributeNumbers(client: pg.ClientBase): Promise<Map<string, number>> {
+  attributes ??= client
+    .query<{ key: string; number: number }>(
+      `SELECT c.relname || '.' || a.attname AS key, a.attnum AS number
+       FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped`,
+    )
+    .then((result) => new Map(result.rows.map((row) => [row.key, row.number])));
+  return attributes;
 }
 
 let volatileNames: Promise<string[]> | undefined;

@@ -220,7 +220,7 @@ async function recomputeRep(
   const hasWebhookEndpoints = await webhookEndpoints.hasWebhookEndpoints(tx, orgId);
   const announcements = new EarningAnnouncements(tx, orgId, hasWebhookEndpoints);
 
-  const reversed = await earningsWrites.reverseProjectionsOfRep(tx, orgId, userId, archived);
+  const reversed = await earningsWrites.reverseProjectionsOfRep(tx, orgId, userId, archived, new Date());
   await announcements.statusChanged(reversed, () => 'projected');
   let counts: BookingCounts = { ...NO_COUNTS, rows_reversed: reversed.length };
 
