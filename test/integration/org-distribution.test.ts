@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterAll, test } from 'vitest';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { COORDINATOR_TABLES, distribute, distributionSteps, REFERENCE_TABLES } from '../../src/db/citus.ts';
+import { Refusal } from '../../src/domain/refusal.ts';
+import { closeTestDatabase, testDatabase, testPool } from '../helpers/database.ts';
 
 // What distributing the tables by org_id (Citus, docs/scaling.md) needs of the schema, read from the migrated
 // test database's catalog: every table is either org-scoped (an org_id column, NOT NULL) or one of the global
@@ -157,4 +159,64 @@ test('no table of the schema has a trigger (Citus refuses to distribute one)', a
     [],
     'a write the schema needs done belongs in the statement or transaction that changes the data (docs/scaling.md)',
   );
+});
+
+// `quotient db distribute` (src/db/citus.ts): its calls cover every table of the schema as the design places it, in an
+// order Citus accepts (a table after every org-scoped table it references), and on plain PostgreSQL it is refused.
+test('db distribute: the reference table, then orgs by id, then every org-scoped table after the tables it references', async () => {
+  const db = testDatabase();
+  const client = await testPool().connect();
+  try {
+    const steps = await distributionSteps(client);
+    const tables = await db.$queryRawUnsafe<TableRow[]>(TABLES);
+    const keys = await db.$queryRawUnsafe<KeyRow[]>(KEYS);
+    const withOrgId = tables.filter((table) => table.org_id_not_null !== null).map((table) => table.table);
+    assert.deepEqual(steps.slice(0, 2), [
+      { table: 'credential_orgs', kind: 'reference' },
+      { table: 'orgs', kind: 'distributed', column: 'id' },
+    ]);
+    const rest = steps.slice(2);
+    assert.ok(
+      rest.every((step) => step.kind === 'distributed' && step.column === 'org_id'),
+      'the rest by org_id',
+    );
+    assert.deepEqual(
+      rest.map((step) => step.table).sort(),
+      withOrgId.filter((table) => !(REFERENCE_TABLES as readonly string[]).includes(table)).sort(),
+      'every table with an org_id (but the reference table) is distributed by it, once',
+    );
+    assert.deepEqual(
+      tables
+        .map((table) => table.table)
+        .filter((table) => !steps.some((step) => step.table === table))
+        .sort(),
+      [...COORDINATOR_TABLES].sort(),
+      'only the coordinator tables stay plain',
+    );
+    const position = new Map(steps.map((step, index) => [step.table, index]));
+    for (const key of keys) {
+      if (key.kind !== 'foreign key' || key.referenced_table === key.table) continue;
+      const from = position.get(key.table);
+      const to = position.get(key.referenced_table as string);
+      if (from === undefined || to === undefined) continue;
+      assert.ok(to < from, `${key.referenced_table} is distributed before ${key.table} (${key.name})`);
+    }
+  } finally {
+    client.release();
+  }
+});
+
+test('db distribute is refused, changing nothing, on a database without the citus extension', async () => {
+  const client = await testPool().connect();
+  try {
+    const refused = await distribute(client).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    assert.ok(refused instanceof Refusal, `refused: ${String(refused)}`);
+    assert.equal(refused.code, 'invalid_state');
+    assert.match(refused.reason, /no citus extension/);
+  } finally {
+    client.release();
+  }
 });

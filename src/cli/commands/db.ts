@@ -1,7 +1,9 @@
 import { Command } from 'commander';
 import { loadConfig } from '../../config.ts';
+import { distributeOnCitus } from '../../db/citus.ts';
 import { describeUrl, probeDatabase } from '../../db/database.ts';
 import { embeddedStatus } from '../../db/embedded.ts';
+import { withDatabase } from '../context.ts';
 import { print, printFailure } from '../output.ts';
 
 /** What `quotient db status` reports: the database this configuration uses, without starting or creating it. */
@@ -28,6 +30,24 @@ export function dbCommand(): Command {
       try {
         const status = await databaseStatus();
         print(options, status, () => describe(status));
+      } catch (error) {
+        printFailure(options, error);
+      }
+    });
+  db.command('distribute')
+    .description(
+      'on a Citus coordinator: distribute the migrated schema by org (orgs by id, every org-scoped table by org_id colocated with orgs, credential_orgs a reference table); idempotent, refused without the citus extension (docs/scaling.md)',
+    )
+    .option('--json', 'print exactly one JSON document on stdout')
+    .action(async (options: { json?: boolean }) => {
+      try {
+        const result = await withDatabase((database) => distributeOnCitus(database.sessionUrl));
+        print(options, result, () =>
+          result.distributed.length === 0
+            ? `Every table is distributed already (${result.already.length}).`
+            : `Distributed ${result.distributed.length} table(s): ${result.distributed.join(', ')}` +
+              (result.already.length > 0 ? `; ${result.already.length} were already.` : '.'),
+        );
       } catch (error) {
         printFailure(options, error);
       }
