@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { describe, test } from 'vitest';
-import { exited, onlyJson, runCliProcess, spawnServe } from '../helpers/cli.ts';
+import { exited, onlyJson, runCli, runCliProcess, spawnServe } from '../helpers/cli.ts';
 
 // A cluster of its own (initdb), a server and several CLI processes: minutes on a loaded 2-core machine.
 const SLOW_CLI_TEST_MS = 180_000;
@@ -18,6 +18,14 @@ describe('quotient CLI against DATABASE_URL', () => {
     const org = onlyJson(result) as { id: string; name: string };
     assert.match(org.id, /^org_[0-7][0-9a-hjkmnp-tv-z]{25}$/);
     assert.equal(org.name, 'Acme');
+  });
+
+  test('db distribute on plain PostgreSQL is refused: exit 2, invalid_state, the reason names the citus extension', async () => {
+    const result = await runCli(['db', 'distribute', '--json']);
+    assert.equal(result.code, 2, result.stderr);
+    const refused = onlyJson(result) as { error: string; reason: string };
+    assert.equal(refused.error, 'invalid_state');
+    assert.match(refused.reason, /no citus extension/);
   });
 
   test('orgs list --json includes a created org', async () => {
