@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { WINDOW_SECONDS } from './access/rateLimit.ts';
 import { RATE_LIMIT_STORES, type RateLimitStoreKind } from './access/rateLimitStore.ts';
 import type { DatabaseTimeouts } from './db/availability.ts';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './domain/webhooks/schedule.ts';
@@ -53,6 +54,11 @@ export interface RateLimitSettings {
    */
   store: RateLimitStoreKind;
   redisUrl: string | undefined;
+  /**
+   * QUOTIENT_RATE_LIMIT_WINDOW_SECONDS: the length of a fixed rate window, whole seconds from 1 to 86400; 60 (the
+   * spec's requests per minute) when unset. A key's limit counts per window (docs/rate-limits.md).
+   */
+  windowSeconds: number;
 }
 
 /** The admin console's sessions. */
@@ -168,7 +174,21 @@ function rateLimitSettings(env: NodeJS.ProcessEnv, embeddedDatabase: boolean): R
   const store =
     (named as RateLimitStoreKind | undefined) ?? (redisUrl ? 'redis' : embeddedDatabase ? 'memory' : 'postgres');
   if (store === 'redis' && !redisUrl) throw new Error('QUOTIENT_RATE_LIMIT_STORE=redis needs QUOTIENT_REDIS_URL');
-  return { store, redisUrl };
+  return { store, redisUrl, windowSeconds: rateWindowSeconds(env.QUOTIENT_RATE_LIMIT_WINDOW_SECONDS) };
+}
+
+const MAX_RATE_WINDOW_SECONDS = 86_400;
+
+function rateWindowSeconds(raw: string | undefined): number {
+  const named = nonEmpty(raw);
+  if (named === undefined) return WINDOW_SECONDS;
+  const seconds = /^\d+$/.test(named.trim()) ? Number(named.trim()) : Number.NaN;
+  if (!Number.isSafeInteger(seconds) || seconds < 1 || seconds > MAX_RATE_WINDOW_SECONDS) {
+    throw new Error(
+      `QUOTIENT_RATE_LIMIT_WINDOW_SECONDS must be a whole number of seconds from 1 to ${MAX_RATE_WINDOW_SECONDS}, got "${named}"`,
+    );
+  }
+  return seconds;
 }
 
 function secretKey(raw: string | undefined): Buffer | undefined {

@@ -27,7 +27,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const COUNTER_RETENTION_MS = 10 * 60 * 1000;
+/** Counters are kept ten minutes, and at least two windows (a window longer than the sweep keeps its counts). */
+function counterRetentionMs(windowSeconds: number): number {
+  return Math.max(10 * 60 * 1000, 2 * windowSeconds * 1000);
+}
 
 export interface ServerOptions {
   /** The admin sessions' clock (tests move it to expire sessions and throttle windows). */
@@ -90,6 +93,7 @@ export async function startServer(config: Config, logger: Logger, options: Serve
     metrics,
     auditLog,
     keys: keyGate,
+    rateWindowSeconds: config.rateLimits.windowSeconds,
     accessStatements: authentication,
     ...(options.now ? { now: options.now } : {}),
     ...services.api,
@@ -99,17 +103,16 @@ export async function startServer(config: Config, logger: Logger, options: Serve
     portal: services.portal,
   });
 
+  const retentionMs = counterRetentionMs(config.rateLimits.windowSeconds);
   const sweeper = setInterval(() => {
     rateLimitCounters
-      .deleteCountersBefore(authentication, new Date(Date.now() - COUNTER_RETENTION_MS))
+      .deleteCountersBefore(authentication, new Date(Date.now() - retentionMs))
       .catch((error: unknown) => {
         logger.warn({ err: error }, 'could not delete old rate-limit counters');
       });
-    repTokens
-      .deleteCountersBefore(authentication, new Date(Date.now() - COUNTER_RETENTION_MS))
-      .catch((error: unknown) => {
-        logger.warn({ err: error }, "could not delete old reps' rate-limit counters");
-      });
+    repTokens.deleteCountersBefore(authentication, new Date(Date.now() - retentionMs)).catch((error: unknown) => {
+      logger.warn({ err: error }, "could not delete old reps' rate-limit counters");
+    });
     adminSessions.forgetOldFailures().catch((error: unknown) => {
       logger.warn({ err: error }, 'could not delete old sign-in failures');
     });

@@ -27,8 +27,8 @@ export async function openKeyGate(
   keys: Transaction,
   logger: Logger,
 ): Promise<KeyGate> {
-  const { store, redisUrl } = rateLimits;
-  const counter = store === 'memory' ? new MemoryWindowCounter() : undefined;
+  const { store, redisUrl, windowSeconds } = rateLimits;
+  const counter = store === 'memory' ? new MemoryWindowCounter(windowSeconds) : undefined;
   const handOver = async () => {
     if (!counter) return;
     for (const [windowStart, counts] of counter.windows())
@@ -55,9 +55,13 @@ export async function openKeyGate(
   try {
     if (store === 'postgres') return withLease(postgresGate(keys), lease);
     if (store === 'redis') {
-      const redis = await RedisWindowCounter.connect(redisUrl as string, (error) => {
-        logger.warn({ err: error }, 'the rate-limit store (Redis) failed');
-      });
+      const redis = await RedisWindowCounter.connect(
+        redisUrl as string,
+        (error) => {
+          logger.warn({ err: error }, 'the rate-limit store (Redis) failed');
+        },
+        windowSeconds,
+      );
       return withLease(
         countingGate('redis', keys, redis, () => redis.close()),
         lease,
@@ -65,7 +69,7 @@ export async function openKeyGate(
     }
     // Counts of the current window survive a restart: read back here, handed to the database on close.
     const memory = counter as MemoryWindowCounter;
-    const current = windowAt(new Date()).start;
+    const current = windowAt(new Date(), windowSeconds).start;
     memory.seed(current, await rateLimitCounters.windowCounts(keys, current));
     return withLease(countingGate('memory', keys, memory, handOver), lease);
   } catch (error) {

@@ -110,6 +110,12 @@ export function countingGate(
  */
 export class MemoryWindowCounter implements WindowCounter {
   readonly #windows = new Map<number, Map<string, number>>();
+  readonly #windowSeconds: number;
+
+  /** `windowSeconds`: the length of the rate windows, so that a window before the last is dropped. */
+  constructor(windowSeconds = WINDOW_SECONDS) {
+    this.#windowSeconds = windowSeconds;
+  }
 
   increment(keyId: string, windowStart: Date): number {
     const counts = this.#window(windowStart.getTime());
@@ -143,7 +149,7 @@ export class MemoryWindowCounter implements WindowCounter {
     if (!counts) {
       counts = new Map();
       this.#windows.set(startMs, counts);
-      const oldest = startMs - WINDOW_SECONDS * 1000;
+      const oldest = startMs - this.#windowSeconds * 1000;
       for (const held of this.#windows.keys()) if (held < oldest) this.#windows.delete(held);
     }
     return counts;

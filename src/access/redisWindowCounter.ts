@@ -3,7 +3,7 @@ import { WINDOW_SECONDS } from './rateLimit.ts';
 import { RateLimitStoreUnavailable, type WindowCounter } from './rateLimitStore.ts';
 
 // The `redis` rate-limit store: one atomic Lua script per request, so instances sharing the Redis count exactly
-// without a database row per request. Each window's count is its own key, gone a minute after the window ends.
+// without a database row per request. Each window's count is its own key, gone a window's length after the window ends.
 
 const COUNT_REQUEST = defineScript({
   NUMBER_OF_KEYS: 1,
@@ -20,17 +20,23 @@ const COUNT_REQUEST = defineScript({
 
 export class RedisWindowCounter implements WindowCounter {
   readonly #client;
+  readonly #windowSeconds: number;
 
-  private constructor(client: ReturnType<typeof connectable>) {
+  private constructor(client: ReturnType<typeof connectable>, windowSeconds: number) {
     this.#client = client;
+    this.#windowSeconds = windowSeconds;
   }
 
   /** Connects, and fails when Redis does not answer within a few seconds. */
-  static async connect(url: string, onError: (error: Error) => void): Promise<RedisWindowCounter> {
+  static async connect(
+    url: string,
+    onError: (error: Error) => void,
+    windowSeconds = WINDOW_SECONDS,
+  ): Promise<RedisWindowCounter> {
     const client = connectable(url);
     client.on('error', onError);
     await client.connect();
-    return new RedisWindowCounter(client);
+    return new RedisWindowCounter(client, windowSeconds);
   }
 
   async increment(keyId: string, windowStart: Date): Promise<number> {
@@ -38,7 +44,7 @@ export class RedisWindowCounter implements WindowCounter {
     try {
       return await this.#client.countRequest(
         `quotient:rate:${keyId}:${startMs / 1000}`,
-        startMs + 2 * WINDOW_SECONDS * 1000,
+        startMs + 2 * this.#windowSeconds * 1000,
       );
     } catch (error) {
       throw new RateLimitStoreUnavailable('the rate-limit store (Redis) did not answer', { cause: error });

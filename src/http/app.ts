@@ -35,6 +35,8 @@ export interface AppDeps extends ApiServices {
   metrics: Metrics;
   auditLog: AuditLog;
   keys: KeyGate;
+  /** The rate windows' length (config.rateLimits.windowSeconds); the spec's 60 s when absent. */
+  rateWindowSeconds?: number;
   /** The access layer's statements (its own pool): rep tokens are found and counted there. */
   accessStatements: Transaction;
   /** The time rep tokens expire by (tests move it). */
@@ -117,6 +119,7 @@ export function createApp(deps: AppDeps): Express {
         auditLog: deps.auditLog,
         metrics: deps.metrics,
         ...(deps.now ? { now: deps.now } : {}),
+        ...(deps.rateWindowSeconds ? { rateWindowSeconds: deps.rateWindowSeconds } : {}),
       }),
       bodyLimitBytes: BODY_LIMIT_BYTES,
       validateResponses: deps.validateResponses,

@@ -1,6 +1,17 @@
-import { createHmac, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerCrm } from './hubspotSimulator/crm.ts';
+import { answerOAuth, consentCode } from './hubspotSimulator/oauth.ts';
+import {
+  DEFAULT_PIPELINES,
+  type Portal,
+  type SimulatedDeal,
+  type SimulatedOwner,
+  type SimulatedStage,
+  type WebhookEvent,
+} from './hubspotSimulator/portal.ts';
+import { sendSignedWebhook } from './hubspotSimulator/webhooks.ts';
 
 // A HubSpot portal as HubSpot's public API reference describes it, on a real HTTP server the tests start: the OAuth
 // 2.0 authorization-code flow with refresh tokens (`/oauth/authorize`, `POST /oauth/v1/token`,
@@ -9,41 +20,11 @@ import type { AddressInfo } from 'node:net';
 // (`/crm/v3/owners`) and webhooks (batches of events signed with `X-HubSpot-Signature-v3`). Quotient talks to it
 // through `@hubspot/api-client`, given the simulator's URL as its base path; only the far end is ours.
 
-export interface SimulatedDeal {
-  id: string;
-  properties: Record<string, string | null>;
-  archived: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
+//
+// One module per job under hubspotSimulator/: portal.ts the state its parts share and HubSpot's answers, oauth.ts
+// the OAuth server, crm.ts the CRM API, webhooks.ts the signed webhook batches; here the server and its controls.
 
-export interface SimulatedStage {
-  id: string;
-  label: string;
-  isClosed: boolean;
-  probability: number;
-}
-
-export interface SimulatedOwner {
-  id: string;
-  email: string;
-  firstName?: string;
-  lastName?: string;
-}
-
-export interface WebhookEvent {
-  objectId: number;
-  subscriptionType: 'deal.creation' | 'deal.propertyChange' | 'deal.deletion' | 'deal.restore';
-  propertyName?: string;
-  propertyValue?: string;
-  occurredAt: number;
-}
-
-interface Token {
-  access: string;
-  refresh: string;
-  expiresAt: number;
-}
+export type { SimulatedDeal, SimulatedOwner, SimulatedStage, WebhookEvent };
 
 export interface HubSpotSimulator {
   url: string;
@@ -78,256 +59,38 @@ export interface HubSpotSimulator {
   close(): Promise<void>;
 }
 
-const DEFAULT_PIPELINES = [
-  {
-    id: 'default',
-    label: 'Sales Pipeline',
-    stages: [
-      { id: 'appointmentscheduled', label: 'Appointment Scheduled', isClosed: false, probability: 0.2 },
-      { id: 'contractsent', label: 'Contract Sent', isClosed: false, probability: 0.8 },
-      { id: 'closedwon', label: 'Closed Won', isClosed: true, probability: 1 },
-      { id: 'closedlost', label: 'Closed Lost', isClosed: true, probability: 0 },
-    ],
-  },
-  {
-    id: '7654321',
-    label: 'Renewals',
-    stages: [
-      { id: '1100001', label: 'Renewal Due', isClosed: false, probability: 0.5 },
-      { id: '1100002', label: 'Renewed', isClosed: true, probability: 1 },
-      { id: '1100003', label: 'Churned', isClosed: true, probability: 0 },
-    ],
-  },
-];
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 export async function startHubSpotSimulator(): Promise<HubSpotSimulator> {
-  const codes = new Map<string, { redirectUri: string }>();
-  const tokens: Token[] = [];
-  const failures: Array<{ status: number; message: string; category: string }> = [];
-  const simulator = {
+  const portal: Portal = {
     url: '',
     portalId: 44_455_566,
     clientId: `client-${randomBytes(4).toString('hex')}`,
     clientSecret: `secret-${randomBytes(8).toString('hex')}`,
     deals: new Map<string, SimulatedDeal>(),
-    owners: [] as SimulatedOwner[],
+    owners: [],
     pipelines: structuredClone(DEFAULT_PIPELINES),
     tokenLifetimeSeconds: 1800,
-    grants: [] as string[],
-    bearers: [] as string[],
-  };
-
-  const issue = (): Token => {
-    const token = {
-      access: `at-${randomBytes(12).toString('hex')}`,
-      refresh: `rt-${randomBytes(12).toString('hex')}`,
-      expiresAt: Date.now() + simulator.tokenLifetimeSeconds * 1000,
-    };
-    tokens.push(token);
-    return token;
-  };
-
-  const json = (res: ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json;charset=utf-8' });
-    res.end(JSON.stringify(body));
-  };
-  const hubspotError = (res: ServerResponse, status: number, message: string, category: string) =>
-    json(res, status, { status: 'error', message, correlationId: randomBytes(8).toString('hex'), category });
-
-  const dealView = (deal: SimulatedDeal, properties: string[]) => ({
-    id: deal.id,
-    properties: Object.fromEntries(
-      [...new Set(['hs_object_id', 'createdate', 'hs_lastmodifieddate', ...properties])].map((name) => [
-        name,
-        name === 'hs_object_id' ? deal.id : (deal.properties[name] ?? null),
-      ]),
-    ),
-    createdAt: deal.createdAt,
-    updatedAt: deal.updatedAt,
-    archived: deal.archived,
-    ...(deal.archived ? { archivedAt: deal.updatedAt } : {}),
-  });
-
-  const readBody = async (req: IncomingMessage): Promise<string> => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
+    grants: [],
+    bearers: [],
+    codes: new Map(),
+    tokens: [],
+    failures: [],
   };
 
   const server = createServer(async (req, res) => {
-    const url = new URL(req.url ?? '/', simulator.url);
+    const url = new URL(req.url ?? '/', portal.url);
     // HubSpot serves its paths with or without a trailing slash (the client library asks for `/crm/v3/owners/`).
     if (url.pathname.length > 1) url.pathname = url.pathname.replace(/\/+$/, '');
     const body = await readBody(req);
-    if (req.method === 'GET' && url.pathname === '/oauth/authorize') {
-      // The portal's admin consents at once: HubSpot's redirect back to the app with a code and the state.
-      if (url.searchParams.get('client_id') !== simulator.clientId) return json(res, 400, { message: 'unknown app' });
-      const redirectUri = url.searchParams.get('redirect_uri') ?? '';
-      const code = randomBytes(12).toString('hex');
-      codes.set(code, { redirectUri });
-      const back = new URL(redirectUri);
-      back.searchParams.set('code', code);
-      back.searchParams.set('state', url.searchParams.get('state') ?? '');
-      res.writeHead(302, { location: back.toString() });
-      return res.end();
-    }
-    if (req.method === 'POST' && url.pathname === '/oauth/v1/token') {
-      const form = new URLSearchParams(body);
-      simulator.grants.push(form.get('grant_type') ?? '');
-      if (form.get('client_id') !== simulator.clientId || form.get('client_secret') !== simulator.clientSecret) {
-        return json(res, 400, { status: 'BAD_CLIENT_ID', message: 'missing or unknown client id' });
-      }
-      if (form.get('grant_type') === 'authorization_code') {
-        const code = codes.get(form.get('code') ?? '');
-        if (!code) return json(res, 400, { status: 'BAD_AUTH_CODE', message: 'missing or unknown auth code' });
-        if (code.redirectUri !== form.get('redirect_uri')) {
-          return json(res, 400, { status: 'BAD_REDIRECT_URI', message: 'redirect_uri does not match' });
-        }
-        codes.delete(form.get('code') ?? '');
-      } else if (form.get('grant_type') === 'refresh_token') {
-        const old = tokens.find((token) => token.refresh === form.get('refresh_token'));
-        if (!old) return json(res, 400, { status: 'BAD_REFRESH_TOKEN', message: 'missing or unknown refresh token' });
-      } else return json(res, 400, { status: 'BAD_GRANT_TYPE', message: 'unknown grant type' });
-      const token = issue();
-      return json(res, 200, {
-        token_type: 'bearer',
-        refresh_token: token.refresh,
-        access_token: token.access,
-        expires_in: simulator.tokenLifetimeSeconds,
-      });
-    }
-    const tokenInfo = /^\/oauth\/v1\/access-tokens\/(.+)$/.exec(url.pathname);
-    if (req.method === 'GET' && tokenInfo) {
-      const token = tokens.find((candidate) => candidate.access === decodeURIComponent(tokenInfo[1] as string));
-      if (!token) return hubspotError(res, 404, 'Token not found', 'OBJECT_NOT_FOUND');
-      return json(res, 200, {
-        token: token.access,
-        user: 'admin@portal.example',
-        hub_domain: 'portal.example',
-        scopes: ['oauth', 'crm.objects.deals.read', 'crm.objects.owners.read'],
-        hub_id: simulator.portalId,
-        app_id: 1234567,
-        expires_in: Math.max(0, Math.round((token.expiresAt - Date.now()) / 1000)),
-        user_id: 9001,
-        token_type: 'access',
-      });
-    }
-
-    // The CRM API: a bearer token of the portal's, unexpired.
-    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-    simulator.bearers.push(bearer ?? '');
-    const failure = failures.shift();
-    if (failure) return hubspotError(res, failure.status, failure.message, failure.category);
-    const token = tokens.find((candidate) => candidate.access === bearer);
-    if (!token) {
-      return hubspotError(
-        res,
-        401,
-        'Authentication credentials not found. This API supports OAuth 2.0 authentication.',
-        'INVALID_AUTHENTICATION',
-      );
-    }
-    if (token.expiresAt <= Date.now()) {
-      return hubspotError(res, 401, 'The OAuth token used to make this call expired.', 'EXPIRED_AUTHENTICATION');
-    }
-    // Listed comma-separated or as the parameter repeated (as the client library sends an array): HubSpot takes both.
-    const properties = url.searchParams
-      .getAll('properties')
-      .flatMap((value) => value.split(','))
-      .filter(Boolean);
-    if (req.method === 'GET' && url.pathname === '/crm/v3/objects/deals') {
-      const archived = url.searchParams.get('archived') === 'true';
-      const limit = Math.min(100, Number(url.searchParams.get('limit') ?? 10));
-      const after = url.searchParams.get('after');
-      const all = [...simulator.deals.values()]
-        .filter((deal) => deal.archived === archived)
-        .sort((a, b) => Number(a.id) - Number(b.id));
-      const start = after === null ? 0 : all.findIndex((deal) => Number(deal.id) > Number(after));
-      const page = start < 0 ? [] : all.slice(start, start + limit);
-      const last = page.at(-1);
-      const more = last !== undefined && start + limit < all.length;
-      return json(res, 200, {
-        results: page.map((deal) => dealView(deal, properties)),
-        ...(more
-          ? {
-              paging: {
-                next: { after: last.id, link: `${simulator.url}/crm/v3/objects/deals?after=${last.id}` },
-              },
-            }
-          : {}),
-      });
-    }
-    if (req.method === 'POST' && url.pathname === '/crm/v3/objects/deals/batch/read') {
-      const request = JSON.parse(body) as { inputs: Array<{ id: string }>; properties?: string[] };
-      const archived = url.searchParams.get('archived') === 'true';
-      const found = request.inputs
-        .map((input) => simulator.deals.get(input.id))
-        .filter((deal): deal is SimulatedDeal => deal !== undefined && deal.archived === archived);
-      const missing = request.inputs.filter((input) => !found.some((deal) => deal.id === input.id));
-      const now = new Date().toISOString();
-      return json(res, missing.length > 0 ? 207 : 200, {
-        status: 'COMPLETE',
-        results: found.map((deal) => dealView(deal, request.properties ?? [])),
-        startedAt: now,
-        completedAt: now,
-        ...(missing.length > 0
-          ? {
-              numErrors: 1,
-              errors: [
-                {
-                  status: 'error',
-                  category: 'OBJECT_NOT_FOUND',
-                  message: 'Could not get some DEAL objects, they may be deleted or not exist.',
-                  context: { ids: missing.map((input) => input.id) },
-                },
-              ],
-            }
-          : {}),
-      });
-    }
-    if (req.method === 'GET' && url.pathname === '/crm/v3/pipelines/deals') {
-      const now = new Date().toISOString();
-      return json(res, 200, {
-        results: simulator.pipelines.map((pipeline, order) => ({
-          id: pipeline.id,
-          label: pipeline.label,
-          displayOrder: order,
-          archived: false,
-          createdAt: now,
-          updatedAt: now,
-          stages: pipeline.stages.map((stage, stageOrder) => ({
-            id: stage.id,
-            label: stage.label,
-            displayOrder: stageOrder,
-            archived: false,
-            createdAt: now,
-            updatedAt: now,
-            writePermissions: 'CRM_PERMISSIONS_ENFORCEMENT',
-            metadata: { isClosed: String(stage.isClosed), probability: stage.probability.toFixed(1) },
-          })),
-        })),
-      });
-    }
-    if (req.method === 'GET' && url.pathname === '/crm/v3/owners') {
-      const now = new Date().toISOString();
-      return json(res, 200, {
-        results: simulator.owners.map((owner, index) => ({
-          id: owner.id,
-          email: owner.email,
-          type: 'PERSON',
-          firstName: owner.firstName ?? '',
-          lastName: owner.lastName ?? '',
-          userId: 100 + index,
-          createdAt: now,
-          updatedAt: now,
-          archived: false,
-        })),
-      });
-    }
-    return hubspotError(res, 404, `Unable to route ${req.method} ${url.pathname}`, 'OBJECT_NOT_FOUND');
+    if (!answerOAuth(portal, req, url, body, res)) answerCrm(portal, req, url, body, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  simulator.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  portal.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   let clock = Date.now();
   const stamp = (at?: Date) => {
@@ -336,23 +99,32 @@ export async function startHubSpotSimulator(): Promise<HubSpotSimulator> {
     return new Date(clock).toISOString();
   };
 
+  // The portal's own collections, shared (a test reads and changes them); its codes, tokens and failures stay inside.
+  const { portalId, clientId, clientSecret, deals, owners, pipelines, grants, bearers } = portal;
   return {
-    ...simulator,
+    portalId,
+    clientId,
+    clientSecret,
+    deals,
+    owners,
+    pipelines,
+    grants,
+    bearers,
     get url() {
-      return simulator.url;
+      return portal.url;
     },
     get tokenLifetimeSeconds() {
-      return simulator.tokenLifetimeSeconds;
+      return portal.tokenLifetimeSeconds;
     },
     set tokenLifetimeSeconds(value: number) {
-      simulator.tokenLifetimeSeconds = value;
+      portal.tokenLifetimeSeconds = value;
     },
     failNext(status, message, category, times = 1) {
-      for (let i = 0; i < times; i++) failures.push({ status, message, category });
+      for (let i = 0; i < times; i++) portal.failures.push({ status, message, category });
     },
     putDeal(id, properties, at) {
       const modified = stamp(at);
-      const existing = simulator.deals.get(id);
+      const existing = portal.deals.get(id);
       const deal: SimulatedDeal = {
         id,
         properties: { ...(existing?.properties ?? { createdate: modified }), ...properties },
@@ -361,57 +133,29 @@ export async function startHubSpotSimulator(): Promise<HubSpotSimulator> {
         updatedAt: modified,
       };
       deal.properties.hs_lastmodifieddate = modified;
-      simulator.deals.set(id, deal);
+      portal.deals.set(id, deal);
       return deal;
     },
     archiveDeal(id, at) {
-      const deal = simulator.deals.get(id);
+      const deal = portal.deals.get(id);
       if (!deal) throw new Error(`no deal ${id}`);
       deal.archived = true;
       deal.updatedAt = stamp(at);
     },
     reset() {
-      simulator.deals.clear();
-      simulator.owners.length = 0;
-      simulator.grants.length = 0;
-      simulator.bearers.length = 0;
-      failures.length = 0;
-      simulator.tokenLifetimeSeconds = 1800;
+      portal.deals.clear();
+      portal.owners.length = 0;
+      portal.grants.length = 0;
+      portal.bearers.length = 0;
+      portal.failures.length = 0;
+      portal.tokenLifetimeSeconds = 1800;
     },
-    async sendWebhook(url, events, options = {}) {
-      const body = JSON.stringify(
-        events.map((event, index) => ({
-          eventId: Number(`${Date.now() % 1_000_000}${index}`),
-          subscriptionId: 2_400_001,
-          portalId: simulator.portalId,
-          appId: 1_234_567,
-          attemptNumber: 0,
-          changeSource: 'CRM_UI',
-          ...event,
-        })),
-      );
-      const timestamp = String(options.timestamp ?? Date.now());
-      const signature = createHmac('sha256', options.secret ?? simulator.clientSecret)
-        .update(`POST${url}${body}${timestamp}`)
-        .digest('base64');
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-hubspot-signature-v3': signature,
-          'x-hubspot-request-timestamp': timestamp,
-        },
-        body,
-      });
-      return { status: response.status, body: await response.text() };
-    },
+    sendWebhook: (url, events, options = {}) => sendSignedWebhook(portal, url, events, options),
     async consent(authorizeUrl) {
       const url = new URL(authorizeUrl);
-      if (url.searchParams.get('client_id') !== simulator.clientId) throw new Error('unknown client id');
+      if (url.searchParams.get('client_id') !== portal.clientId) throw new Error('unknown client id');
       const redirectUri = url.searchParams.get('redirect_uri') ?? '';
-      const code = randomBytes(12).toString('hex');
-      codes.set(code, { redirectUri });
-      return { code, state: url.searchParams.get('state') ?? '', redirectUri };
+      return { code: consentCode(portal, redirectUri), state: url.searchParams.get('state') ?? '', redirectUri };
     },
     close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
   } satisfies HubSpotSimulator as HubSpotSimulator;

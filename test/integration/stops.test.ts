@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, test } from 'vitest';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, describe, test } from 'vitest';
+import { openEmbeddedDatabase } from '../../src/db/embedded.ts';
+import { applyMigrations } from '../../src/db/migrate.ts';
 import { dealEvent } from '../factories/deals.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
 import {
@@ -44,6 +48,37 @@ async function dataDir() {
     await data.remove();
   });
   return { ...data, watch: (pids: number[]) => watched.push(...pids) };
+}
+
+// initdb and the migrations cost a few CPU seconds per cluster, more on a loaded machine: a test whose subject is
+// not a cluster's creation starts from a copy of one cluster, initialised and migrated once for the file and
+// stopped (a stopped cluster's directory copied whole is that cluster). The tests of a first start on an empty
+// directory (the worker that creates it, `db status` before anything exists) keep a directory of their own.
+let template: Promise<{ dir: string; remove(): Promise<void> }> | undefined;
+afterAll(async () => {
+  await (await template)?.remove();
+});
+
+function migratedTemplate() {
+  template ??= (async () => {
+    const data = await throwawayDataDir();
+    const cluster = await openEmbeddedDatabase(data.dir);
+    try {
+      await applyMigrations(cluster.url);
+    } finally {
+      await cluster.stop();
+    }
+    return data;
+  })();
+  return template;
+}
+
+/** A data directory for this test holding a stopped, migrated cluster that no process has used yet. */
+async function migratedDataDir() {
+  const [data, { dir }] = await Promise.all([dataDir(), migratedTemplate()]);
+  // -a keeps the owner (the `postgres` system user when we are root) and the modes PostgreSQL insists on.
+  await promisify(execFile)('cp', ['-a', join(dir, 'pg'), join(data.dir, 'pg')]);
+  return data;
 }
 
 async function serve(env: NodeJS.ProcessEnv): Promise<{ process: Spawned; url: string }> {
@@ -96,7 +131,7 @@ describe('npm start stops without losing anything', () => {
   test(
     'Ctrl-C to the process group under load: answered requests are 2xx or a clean 503, each one audited',
     async () => {
-      const data = await dataDir();
+      const data = await migratedDataDir();
       const { orgId, rawKey } = await orgAndKey(data.env);
 
       const npm = spawnWatched('npm', ['start'], data.env, true);
@@ -163,7 +198,7 @@ describe('npm start stops without losing anything', () => {
   test(
     'SIGTERM to the npm start process leaves no Quotient process behind',
     async () => {
-      const data = await dataDir();
+      const data = await migratedDataDir();
       const npm = spawnWatched('npm', ['start'], data.env, true);
       const [, url] = await waitForOutput(npm, /serving on (http:\/\/\S+) /);
       assert.equal((await fetch(`${url}/readyz`)).status, 200);
@@ -186,7 +221,7 @@ describe('npx quotient serve|worker stop with their launcher', () => {
   test.each(['serve', 'worker'])(
     'SIGTERM to `npx quotient %s` (which runs it behind a shell) leaves no Quotient process behind',
     async (command) => {
-      const data = await dataDir();
+      const data = await migratedDataDir();
       const npx = spawnWatched('npx', ['quotient', command, '--json'], data.env, true);
       await waitForOutput(npx, command === 'serve' ? /"url": "([^"]+)"/ : /"status": "running"/);
       const tree = processTree(npx.child.pid as number);
@@ -234,7 +269,7 @@ describe('the embedded database stays up while any Quotient process uses it', ()
   test(
     'a server that started the cluster stops; the worker keeps it, admin commands join, the last one out stops it',
     async () => {
-      const data = await dataDir();
+      const data = await migratedDataDir();
       const server = await serve(data.env);
       const second = await worker(data.env);
       data.watch([second.child.pid as number, server.process.child.pid as number]);
@@ -259,7 +294,7 @@ describe('the embedded database stays up while any Quotient process uses it', ()
   test(
     'a process killed outright leaves a dead lease that does not keep the cluster up',
     async () => {
-      const data = await dataDir();
+      const data = await migratedDataDir();
       const killed = await worker(data.env);
       const server = await serve(data.env);
       data.watch([killed.child.pid as number, server.process.child.pid as number]);

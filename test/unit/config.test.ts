@@ -20,6 +20,27 @@ describe('QUOTIENT_VALIDATE_RESPONSES is parsed like every other boolean', () =>
   });
 });
 
+describe('QUOTIENT_RATE_LIMIT_WINDOW_SECONDS', () => {
+  test.each([
+    [undefined, 60],
+    ['', 60],
+    ['60', 60],
+    ['1', 1],
+    ['3600', 3600],
+    ['86400', 86400],
+  ])('%j is a window of %i seconds', (raw, expected) => {
+    const env = raw === undefined ? {} : { QUOTIENT_RATE_LIMIT_WINDOW_SECONDS: raw };
+    assert.equal(loadConfig(env).rateLimits.windowSeconds, expected);
+  });
+
+  test.each(['0', '-5', '1.5', '86401', '60s', 'a minute'])('%j stops the process with the variable named', (raw) => {
+    assert.throws(
+      () => loadConfig({ QUOTIENT_RATE_LIMIT_WINDOW_SECONDS: raw }),
+      new RegExp(`QUOTIENT_RATE_LIMIT_WINDOW_SECONDS must be a whole number of seconds from 1 to 86400, got "${raw}"`),
+    );
+  });
+});
+
 describe('the settings the CLI reads, all from config.ts', () => {
   test('quotient serve --port takes the place of PORT, and is checked like it', () => {
     assert.equal(loadConfig({ PORT: '4000' }).port, 4000);

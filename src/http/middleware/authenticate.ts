@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { parseBearer } from '../../access/apiKeys.ts';
-import { decide, windowAt } from '../../access/rateLimit.ts';
+import { decide, perWindow, WINDOW_SECONDS, windowAt } from '../../access/rateLimit.ts';
 import type { KeyGate } from '../../access/rateLimitStore.ts';
 import { checkRepToken, type LiveRepToken, type RepTokenCheck } from '../../access/repTokenGate.ts';
 import { isRepToken, REP_TOKEN_SCOPES } from '../../access/repTokens.ts';
@@ -79,6 +79,8 @@ export interface AuthenticateDeps {
   metrics: Metrics;
   /** The time of rep tokens' expiry (tests move it). */
   now?: () => Date;
+  /** The rate windows' length (QUOTIENT_RATE_LIMIT_WINDOW_SECONDS); the spec's 60 s when absent. */
+  rateWindowSeconds?: number;
 }
 
 /** The CORS headers of an answer to a browser at `origin`, when the org allows it (docs/rep-tokens.md). */
@@ -116,7 +118,7 @@ export function authenticate(deps: AuthenticateDeps) {
       throw new Refusal('unauthenticated', 'send the header "Authorization: Bearer <API key>"');
     }
     const now = new Date();
-    const window = windowAt(now);
+    const window = windowAt(now, deps.rateWindowSeconds ?? WINDOW_SECONDS);
     if (isRepToken(token)) return authenticateRep(deps, req, res, next, operation, token, now);
     const digest = tokenDigest(token);
     const known = operation.writeConfirmsKey ? await deps.keys.countKnownKey(digest, window.start) : null;
@@ -155,7 +157,7 @@ export function authenticate(deps: AuthenticateDeps) {
       deps.metrics.rateLimited(operation.pathTemplate);
       throw new Refusal(
         'rate_limited',
-        `over ${key.rate_limit_per_minute} requests per minute; retry after the window ends`,
+        `over ${key.rate_limit_per_minute} requests ${perWindow(window.seconds)}; retry after the window ends`,
         {
           retryAfterSeconds: decision.retryAfterSeconds,
         },
@@ -182,7 +184,7 @@ async function authenticateRep(
   receivedAt: Date,
 ): Promise<void> {
   const now = deps.now?.() ?? receivedAt;
-  const window = windowAt(receivedAt);
+  const window = windowAt(receivedAt, deps.rateWindowSeconds ?? WINDOW_SECONDS);
   const check: RepTokenCheck = deps.repTokens
     ? await checkRepToken(deps.repTokens, token, window.start, now)
     : { kind: 'unknown' };
@@ -210,7 +212,7 @@ async function authenticateRep(
     deps.metrics.rateLimited(operation.pathTemplate);
     throw new Refusal(
       'rate_limited',
-      `over ${check.rateLimitPerMinute} requests per minute for this rep; retry after the window ends`,
+      `over ${check.rateLimitPerMinute} requests ${perWindow(window.seconds)} for this rep; retry after the window ends`,
       { retryAfterSeconds: decision.retryAfterSeconds },
     );
   }
