@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -14,14 +14,28 @@ import { printTopStatements } from './statements.ts';
 // Where a day-one import's time goes (`node bench/importProbe.ts`): one `quotient import deals` of PROBE_DEALS
 // (10,000) rows of bench/historicalExport.ts with PROBE_REPS owners (200; the customers' shape has 50) into a new org
 // with the four-chip plan, on a throwaway embedded PostgreSQL with pg_stat_statements: wall time, CPU per row (command
-// and PostgreSQL) and the statements by total time. PROBE_CPU_PROF=DIR also writes the command's CPU profile there.
+// and PostgreSQL) and the statements by total time. PROBE_CPU_PROF=DIR also writes the command's CPU profile there;
+// PROBE_EXPLAIN_MS=N logs the plan (EXPLAIN ANALYZE, BUFFERS, nested statements) of every statement that ran N ms or
+// more (auto_explain) and copies them to PROBE_EXPLAIN_FILE (default: explain.log in the working directory).
 
 const deals = Number(process.env.PROBE_DEALS ?? 10_000);
 const reps = Number(process.env.PROBE_REPS ?? 200);
 const dataDir = await mkdtemp(join(tmpdir(), 'quotient-import-probe-'));
 await chmod(dataDir, 0o755);
+const explainMs = process.env.PROBE_EXPLAIN_MS;
+const explain = explainMs
+  ? ['-c', `auto_explain.log_min_duration=${explainMs}`, '-c', 'auto_explain.log_analyze=on']
+      .concat(['-c', 'auto_explain.log_buffers=on', '-c', 'auto_explain.log_nested_statements=on'])
+      .concat(['-c', 'auto_explain.log_triggers=on'])
+  : [];
 const database = await openEmbeddedDatabase(dataDir, {
-  extraFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'],
+  extraFlags: [
+    '-c',
+    `shared_preload_libraries=pg_stat_statements${explainMs ? ',auto_explain' : ''}`,
+    '-c',
+    'pg_stat_statements.track=all',
+    ...explain,
+  ],
 });
 const admin = new pg.Pool({ connectionString: database.url, max: 1 });
 try {
@@ -54,5 +68,6 @@ try {
 } finally {
   await admin.end();
   await database.stop();
+  if (explainMs) await copyFile(join(dataDir, 'postgres.log'), process.env.PROBE_EXPLAIN_FILE ?? 'explain.log');
   await rm(dataDir, { recursive: true, force: true });
 }

@@ -72,20 +72,18 @@ export async function countOfOrg(tx: Transaction, orgId: string): Promise<number
 /**
  * Takes these deals' pending rows (deleted: the caller's transaction evaluates them, and a rollback keeps them) and
  * locks the deals (FOR NO KEY UPDATE, in id order, as an event would), returning each with its state before, as it
- * is now and its last applied domain event. A row another transaction took meanwhile is not returned. The deals are
- * found by the ids given (the primary key), not through the taken rows: a join to those, planned on a `deals` never
- * analysed (a new install's first import), read every deal of the org for each group of reps.
+ * is now and its last applied domain event. A row another transaction took meanwhile is not returned. Each deal is
+ * found by its id given, one primary-key lookup (a LATERAL subquery that locks rows is never flattened into a join),
+ * whatever the statistics: a join to the taken rows, planned on a `deals` never analysed (a new install's first
+ * import), read every deal of the org for each group of reps, and `id = ANY(...)` on `deals` was planned as a scan
+ * of the org's whole range of another index (deals_org_id_status_updated_at_id_idx, the id its last column). The
+ * last event is found by its primary key beside its deal, and its columns come as columns, not as one JSON document
+ * built per row and parsed again here.
  */
 export async function take(tx: Transaction, orgId: string, dealIds: readonly string[]): Promise<TakenDeal[]> {
   if (dealIds.length === 0) return [];
   const rows = await tx.query<
-    DealRow & {
-      pending_before: SerialisedDeal | null;
-      last_event: SerialisedEvent;
-      won_stages: string[];
-      lost_stages: string[];
-      taken_count: number;
-    }
+    DealRow & TakenEventColumns & { pending_before: SerialisedDeal | null; taken_count: number }
   >(
     named('pending_evaluations_take', {
       text: `WITH taken AS (
@@ -93,16 +91,24 @@ export async function take(tx: Transaction, orgId: string, dealIds: readonly str
                WHERE org_id = $1 AND deal_id = ANY($2::text[])
                RETURNING deal_id, before
              ), locked AS (
-               SELECT ${DEAL_COLUMNS} FROM deals
-               WHERE org_id = $1 AND id = ANY($2::text[])
-               ORDER BY id
-               FOR NO KEY UPDATE
+               SELECT d.* FROM (
+                 SELECT wanted.deal_id FROM unnest($2::text[]) AS wanted(deal_id) ORDER BY wanted.deal_id OFFSET 0
+               ) wanted
+               CROSS JOIN LATERAL (
+                 SELECT ${QUALIFIED_DEAL_COLUMNS}, e.id AS event_id, e.source_event_id AS event_source_event_id,
+                        e.deal_id AS event_deal_id, e.type AS event_type, e.event_type_hint AS event_type_hint,
+                        e.changes AS event_changes, e.stale AS event_stale, e.occurred_at AS event_occurred_at,
+                        e.created_at AS event_created_at
+                 FROM deals
+                 JOIN domain_events e ON e.org_id = $1 AND e.id = deals.last_domain_event_id
+                 WHERE deals.org_id = $1 AND deals.id = wanted.deal_id
+                 FOR NO KEY UPDATE OF deals
+               ) d
              )
-             SELECT locked.*, taken.before AS pending_before, to_jsonb(e) AS last_event, o.won_stages, o.lost_stages,
+             SELECT locked.*, taken.before AS pending_before, o.won_stages, o.lost_stages,
                     (SELECT count(*) FROM taken)::int AS taken_count
              FROM locked
              JOIN taken ON taken.deal_id = locked.id
-             JOIN domain_events e ON e.org_id = $1 AND e.id = locked.last_domain_event_id
              JOIN orgs o ON o.id = $1
              ORDER BY locked.id`,
       values: [orgId, dealIds],
@@ -115,14 +121,60 @@ export async function take(tx: Transaction, orgId: string, dealIds: readonly str
     throw new Error(`org ${orgId}: ${taken - rows.length} pending deals have no deal row or last domain event`);
   }
   return rows.map((row) => {
-    const { pending_before, last_event, won_stages, lost_stages, taken_count: _count, ...deal } = row;
+    const {
+      pending_before,
+      won_stages,
+      lost_stages,
+      taken_count: _count,
+      event_id,
+      event_source_event_id,
+      event_deal_id,
+      event_type,
+      event_type_hint,
+      event_changes,
+      event_stale,
+      event_occurred_at,
+      event_created_at,
+      ...deal
+    } = row;
     return {
       stages: { won: won_stages, lost: lost_stages },
       before: pending_before === null ? null : revivedDeal(pending_before),
       after: toDealRecord(deal),
-      domainEvent: revivedEvent(last_event),
+      domainEvent: {
+        id: event_id,
+        org_id: orgId,
+        source_event_id: event_source_event_id,
+        deal_id: event_deal_id,
+        type: event_type,
+        event_type_hint,
+        changes: event_changes,
+        stale: event_stale,
+        occurred_at: event_occurred_at,
+        created_at: event_created_at,
+      },
     };
   });
+}
+
+/** The deal's columns in take's statement, where domain_events has columns of the same names. */
+const QUALIFIED_DEAL_COLUMNS = DEAL_COLUMNS.split(', ')
+  .map((column) => `deals.${column}`)
+  .join(', ');
+
+/** The last domain event of a taken deal, as take's statement returns its columns. */
+interface TakenEventColumns {
+  won_stages: string[];
+  lost_stages: string[];
+  event_id: string;
+  event_source_event_id: string;
+  event_deal_id: string;
+  event_type: DomainEventRecord['type'];
+  event_type_hint: string;
+  event_changes: DomainEventRecord['changes'];
+  event_stale: boolean;
+  event_occurred_at: Date | null;
+  event_created_at: Date;
 }
 
 type SerialisedDeal = Omit<DealRecord, 'last_occurred_at' | 'won_at' | 'created_at' | 'updated_at'> & {
@@ -132,11 +184,6 @@ type SerialisedDeal = Omit<DealRecord, 'last_occurred_at' | 'won_at' | 'created_
   updated_at: string;
 };
 
-type SerialisedEvent = Omit<DomainEventRecord, 'occurred_at' | 'created_at'> & {
-  occurred_at: string | null;
-  created_at: string;
-};
-
 function revivedDeal(stored: SerialisedDeal): DealRecord {
   return {
     ...stored,
@@ -144,20 +191,5 @@ function revivedDeal(stored: SerialisedDeal): DealRecord {
     won_at: stored.won_at === null ? null : new Date(stored.won_at),
     created_at: new Date(stored.created_at),
     updated_at: new Date(stored.updated_at),
-  };
-}
-
-function revivedEvent(stored: SerialisedEvent): DomainEventRecord {
-  return {
-    id: stored.id,
-    org_id: stored.org_id,
-    source_event_id: stored.source_event_id,
-    deal_id: stored.deal_id,
-    type: stored.type,
-    event_type_hint: stored.event_type_hint,
-    changes: stored.changes,
-    stale: stored.stale,
-    occurred_at: stored.occurred_at === null ? null : new Date(stored.occurred_at),
-    created_at: new Date(stored.created_at),
   };
 }
