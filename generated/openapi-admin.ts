@@ -2037,6 +2037,11 @@ export interface components {
             draw: {
                 amount_cents: number;
                 recoverable: boolean;
+                /**
+                 * @description `in_advance` for a draw paid at the start of the period; absent for one paid at the lock.
+                 * @enum {string}
+                 */
+                paid?: "in_advance";
             } | null;
             current_version_id: string;
             current_version: number;

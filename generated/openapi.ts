@@ -1911,7 +1911,7 @@ export interface components {
             status: "open" | "locked" | "paid";
         };
         /** @description One step of the computation; `type` says which. */
-        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"] | components["schemas"]["TraceConversionStep"] | components["schemas"]["TraceMissingExchangeRateStep"] | components["schemas"]["TraceOverrideStep"] | components["schemas"]["TraceFloorStep"] | components["schemas"]["TraceDrawStep"] | components["schemas"]["TraceDealCountStep"] | components["schemas"]["TraceProportionalTierStep"];
+        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"] | components["schemas"]["TraceConversionStep"] | components["schemas"]["TraceMissingExchangeRateStep"] | components["schemas"]["TraceOverrideStep"] | components["schemas"]["TraceFloorStep"] | components["schemas"]["TraceDrawStep"] | components["schemas"]["TraceDrawAdvanceStep"] | components["schemas"]["TraceDrawSettlementStep"] | components["schemas"]["TraceDealCountStep"] | components["schemas"]["TraceProportionalTierStep"];
         /** @description A condition was evaluated (the chip's `when`); the chip applies only when `result` is true. */
         TraceConditionStep: {
             /**
@@ -3437,7 +3437,9 @@ export interface components {
              * @description The plan's draw per rep and period (the plan file's `draw`); `null` when it has none.
              *     When a rep's earnings under the plan in a period are below `amount_cents`, a `draw` line pays the
              *     difference; when `recoverable`, that advance is recovered from later periods' earnings above
-             *     the draw (`draw_recovery` lines).
+             *     the draw (`draw_recovery` lines). With `paid: in_advance` the whole draw is paid at the start of
+             *     the period (its `draw` line) and the period's earnings repay it at the lock (its `draw_recovery`
+             *     line); absent, the draw is paid at the lock.
              */
             readonly draw: {
                 /**
@@ -3447,6 +3449,11 @@ export interface components {
                 amount_cents: number;
                 /** @example true */
                 recoverable: boolean;
+                /**
+                 * @description `in_advance` for a draw paid at the start of the period; absent for one paid at the lock.
+                 * @enum {string}
+                 */
+                paid?: "in_advance";
             } | null;
             /** @description Who the plan applies to, as the current version says. */
             readonly assignees: components["schemas"]["PlanAssignees"];
@@ -3984,6 +3991,119 @@ export interface components {
              * @example 200000
              */
             closing_balance_cents: number;
+        };
+        /**
+         * @description A draw paid in advance (`draw.paid: in_advance`), on its `draw` line: the whole draw of the period,
+         *     `period_draw_cents` = `draw_cents` × `covered_days` / `period_days` rounded half away from zero (the
+         *     days of the period the rep is assigned to the plan), paid at the period's start, before anything is
+         *     earned. The line earns `period_draw_cents`; what the period's earnings repay of it is settled on the
+         *     period's `draw_recovery` line (a `draw_settlement` step) when the period is locked.
+         */
+        TraceDrawAdvanceStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "draw_advance";
+            /**
+             * Format: int64
+             * @description The plan's draw per rep and period.
+             * @example 300000
+             */
+            draw_cents: number;
+            /**
+             * @description The days of the period the rep is assigned to the plan.
+             * @example 30
+             */
+            covered_days: number;
+            /**
+             * @description The days of the period.
+             * @example 30
+             */
+            period_days: number;
+            /**
+             * Format: int64
+             * @description The advance paid at the period's start, prorated by `covered_days` / `period_days`.
+             * @example 300000
+             */
+            period_draw_cents: number;
+            /**
+             * @description Whether what the period's earnings leave unrepaid is recovered from later periods.
+             * @example true
+             */
+            recoverable: boolean;
+        };
+        /**
+         * @description The settlement of a draw paid in advance (`draw.paid: in_advance`), on its `draw_recovery` line, when
+         *     the period is locked. `earned_cents` is what every chip of the plan earned the rep in the period
+         *     (after caps). The earnings first repay the period's own advance: `offset_cents` = min(`earned_cents`,
+         *     `advance_cents`) (negative earnings repay nothing). Recoverable, the earnings above the advance then
+         *     recover the balance earlier periods left: `recovery_cents` = min(`opening_balance_cents`,
+         *     `earned_cents` − `offset_cents`), and `closing_balance_cents` = opening + (advance − offset) −
+         *     recovery. Not recoverable, what the earnings leave unrepaid is forgiven: both balances and the
+         *     recovery are 0. The line earns −(`offset_cents` + `recovery_cents`); the period pays in all
+         *     `net_cents` = advance + earned − offset − recovery, exactly what the same draw settled at the lock
+         *     pays, with the same closing balance.
+         */
+        TraceDrawSettlementStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "draw_settlement";
+            /**
+             * Format: int64
+             * @description The plan's draw per rep and period.
+             * @example 300000
+             */
+            draw_cents: number;
+            /**
+             * Format: int64
+             * @description The advance paid at the period's start (the period's draw, prorated by the days assigned).
+             * @example 300000
+             */
+            advance_cents: number;
+            /**
+             * @description Whether what the earnings leave unrepaid is recovered from later periods.
+             * @example true
+             */
+            recoverable: boolean;
+            /**
+             * Format: int64
+             * @description What the plan's chips earned the rep in the period.
+             * @example 400000
+             */
+            earned_cents: number;
+            /**
+             * Format: int64
+             * @description What the period's earnings repay of its own advance.
+             * @example 300000
+             */
+            offset_cents: number;
+            /**
+             * Format: int64
+             * @description Advances of earlier periods not yet repaid, before this period.
+             * @example 200000
+             */
+            opening_balance_cents: number;
+            /**
+             * Format: int64
+             * @description What the earnings above the advance recover of that balance.
+             * @example 100000
+             */
+            recovery_cents: number;
+            /**
+             * Format: int64
+             * @description The balance carried to the next period.
+             * @example 100000
+             */
+            closing_balance_cents: number;
+            /**
+             * Format: int64
+             * @description What the period pays in all, advance included.
+             * @example 300000
+             */
+            net_cents: number;
         };
         /**
          * @description For a tiered commission whose bands are counted in deals (`up_to_deals`): where the deal

@@ -175,7 +175,8 @@ export async function repsWithStandingRowsOfDeal(
 
 /**
  * What a rep's recoverable draw under a plan has advanced and not yet recovered before `periodId`: the sum of
- * the standing rows of the draw's lines (advances of a recoverable draw, and recoveries) of earlier periods,
+ * the standing rows of a recoverable draw's lines (its advances and recoveries, whether it is paid at the lock or in
+ * advance; a draw that is not recoverable carries no balance) of earlier periods,
  * by the period each line is for, wherever its rows are booked.
  */
 export async function drawBalanceBefore(
@@ -191,8 +192,7 @@ export async function drawBalanceBefore(
       text: `SELECT COALESCE(sum(amount_cents), 0)::text AS balance FROM earnings
              WHERE org_id = $1 AND user_id = $2 AND plan_id = $3 AND status IN ${LIVE_OR_LOCKED}
                AND trace -> 'period' ->> 'id' < $6
-               AND (rule_chip_id = $5
-                    OR (rule_chip_id = $4 AND trace -> 'chip' -> 'definition' ->> 'recoverable' = 'true'))`,
+               AND rule_chip_id IN ($4, $5) AND trace -> 'chip' -> 'definition' ->> 'recoverable' = 'true'`,
       values: [orgId, userId, planId, chipIds.advance, chipIds.recovery, periodId],
     }),
   );

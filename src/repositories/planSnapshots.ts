@@ -45,7 +45,15 @@ function toSnapshot(plan: PlanRecord, version: StoredVersion): PlanVersionSnapsh
     ...(Array.isArray(stored.ramp) ? { ramp: [...stored.ramp] } : {}),
     ...(typeof stored.cap_cents === 'number' ? { cap_cents: stored.cap_cents } : {}),
     ...(typeof stored.currency === 'string' ? { currency: stored.currency } : {}),
-    ...(stored.draw ? { draw: { amount_cents: stored.draw.amount_cents, recoverable: stored.draw.recoverable } } : {}),
+    ...(stored.draw
+      ? {
+          draw: {
+            amount_cents: stored.draw.amount_cents,
+            recoverable: stored.draw.recoverable,
+            ...(stored.draw.paid === 'in_advance' ? { paid: 'in_advance' as const } : {}),
+          },
+        }
+      : {}),
     chips: chips.map((chip) => chip.definition),
   };
   return { plan, version_id: version.id, version_number: version.number, definition, chips };

@@ -27,14 +27,18 @@ export interface PlanRecord {
 /** A plan version's plan-level cap and draw, as the wire shows them: null when not set. */
 export interface PlanLimits {
   cap_cents: number | null;
-  draw: { amount_cents: number; recoverable: boolean } | null;
+  draw: { amount_cents: number; recoverable: boolean; paid?: 'in_advance' } | null;
 }
 
 export function limitsOf(definition: Pick<Partial<PlanDefinition>, 'cap_cents' | 'draw'>): PlanLimits {
   return {
     cap_cents: typeof definition.cap_cents === 'number' ? definition.cap_cents : null,
     draw: definition.draw
-      ? { amount_cents: definition.draw.amount_cents, recoverable: definition.draw.recoverable }
+      ? {
+          amount_cents: definition.draw.amount_cents,
+          recoverable: definition.draw.recoverable,
+          ...(definition.draw.paid === 'in_advance' ? { paid: 'in_advance' as const } : {}),
+        }
       : null,
   };
 }

@@ -27,7 +27,7 @@ export async function rowsOfRepInPeriod(
 /**
  * Per plan, what the rep's recoverable draws have advanced and not yet recovered in the periods booked before
  * `periodId`: the sum of the standing rows booked there of the draws' lines (advances of a recoverable draw,
- * and recoveries). The kind test repeats the draw-rows index's predicate, so that index (the rep's draw rows only,
+ * and its recoveries, and of a recoverable draw paid in advance its advances and what earnings repaid). The kind test repeats the draw-rows index's predicate, so that index (the rep's draw rows only,
  * not its whole history) serves the read.
  */
 export async function drawBalancesByPlanBefore(
@@ -41,9 +41,7 @@ export async function drawBalancesByPlanBefore(
         WHERE org_id = ${orgId} AND user_id = ${userId} AND period_id < ${periodId}
           AND status IN ('pending', 'approved', 'paid')
           AND (trace -> 'chip' ->> 'kind') IN ('draw', 'draw_recovery')
-          AND (trace -> 'chip' ->> 'kind' = 'draw_recovery'
-               OR (trace -> 'chip' ->> 'kind' = 'draw'
-                   AND trace -> 'chip' -> 'definition' ->> 'recoverable' = 'true'))
+          AND trace -> 'chip' -> 'definition' ->> 'recoverable' = 'true'
         GROUP BY plan_id`,
   );
   return new Map(rows.map((row) => [row.plan_id, Number(row.balance)]));

@@ -1,21 +1,23 @@
 import assert from 'node:assert/strict';
+import { advanceDrawTarget, planDrawTargets } from '../../src/domain/earnings/advanceDraws.ts';
+import { assignmentWindows, windowsOverlapPeriod } from '../../src/domain/earnings/assignments.ts';
 import { dealPeriodId } from '../../src/domain/earnings/dealPeriods.ts';
 import {
   DRAW_CHIP_KEY,
   DRAW_RECOVERY_CHIP_KEY,
   drawChipId,
-  drawTargets,
   earnedByPeriod,
   readPlanDraw,
 } from '../../src/domain/earnings/draws.ts';
 import { evaluateLines } from '../../src/domain/earnings/targets.ts';
 import type { DealSnapshot, LineTarget, Rep } from '../../src/domain/earnings/types.ts';
-import type { PeriodId } from '../../src/domain/periods.ts';
+import { nextPeriodId, type PeriodId } from '../../src/domain/periods.ts';
 import { EarningsWorld } from './earningsLedger.ts';
 
 // The EarningsWorld with a plan's draw settled the way src/services/earnings/draws.ts settles it: at a period's
 // lock for every rep, and after a change to a locked period's deals, from that period through every locked
-// period after it, the balance before it read off the ledger.
+// period after it, the balance before it read off the ledger. A draw paid in advance also books, at a period's
+// lock, the advance of the period after it when that one is open.
 
 export class DrawsWorld extends EarningsWorld {
   /** Locked or paid periods, in order: those whose draws are settled. */
@@ -36,7 +38,13 @@ export class DrawsWorld extends EarningsWorld {
       chosen.includes(dealPeriodId(deal, this.plan.period, this.today)),
     );
     const chips = evaluateLines({ plan: this.plan, rep, deals, periods: chosen, today: this.today }).targets;
-    return drawTargets(this.plan, rep, draw, earnedByPeriod(chips, chosen), opening ?? this.balanceBefore(rep, from));
+    return planDrawTargets(
+      this.plan,
+      rep,
+      draw,
+      earnedByPeriod(chips, chosen),
+      opening ?? this.balanceBefore(rep, from),
+    );
   }
 
   /** The recoverable balance before `periodId`, from the standing rows of the draw lines of earlier periods. */
@@ -49,8 +57,8 @@ export class DrawsWorld extends EarningsWorld {
           ['pending', 'approved', 'paid'].includes(row.status) &&
           row.trace.period.id < periodId &&
           row.line_key.includes(rep.user_id) &&
-          (row.trace.chip.id === recovery ||
-            (row.trace.chip.id === advance && row.trace.chip.definition.recoverable === true)),
+          (row.trace.chip.id === recovery || row.trace.chip.id === advance) &&
+          row.trace.chip.definition.recoverable === true,
       )
       .reduce((sum, row) => sum + BigInt(row.amount_cents), 0n);
   }
@@ -73,14 +81,29 @@ export class DrawsWorld extends EarningsWorld {
     if ((this.ledger.periods.get(periodId) ?? 'open') !== 'open') return;
     const settled = [...this.settled(), periodId].sort();
     for (const rep of this.reps) this.ledger.apply(this.drawTargetsFrom(rep, periodId, settled));
+    this.ledger.apply(this.nextAdvances(periodId));
     this.ledger.lock(periodId);
+  }
+
+  /** Paid in advance: the advance lines of the period after `periodId`, when it is open. */
+  nextAdvances(periodId: PeriodId): LineTarget[] {
+    const { draw } = readPlanDraw(this.plan);
+    const next = nextPeriodId(periodId);
+    if (!draw?.in_advance || (this.ledger.periods.get(next) ?? 'open') !== 'open') return [];
+    return this.reps
+      .filter((rep) => windowsOverlapPeriod(assignmentWindows(this.plan, rep.external_id), next))
+      .map((rep) => advanceDrawTarget(this.plan, rep, draw, next));
   }
 
   /** Every draw line of every rep, from scratch over every settled period, from a balance of 0. */
   everyDrawTarget(): LineTarget[] {
     const settled = this.settled();
     const first = settled[0];
-    return first === undefined ? [] : this.reps.flatMap((rep) => this.drawTargetsFrom(rep, first, settled, 0n));
+    if (first === undefined) return [];
+    return [
+      ...this.reps.flatMap((rep) => this.drawTargetsFrom(rep, first, settled, 0n)),
+      ...settled.flatMap((periodId) => this.nextAdvances(periodId)),
+    ];
   }
 
   /** What the rep is paid in a period: the standing rows booked in it. */

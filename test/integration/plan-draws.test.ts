@@ -119,6 +119,83 @@ describe('draws', () => {
     });
   });
 
+  test("a draw paid in advance: the lock books the next month's advance, whose lock repays it from earnings", async ({
+    org,
+    client,
+  }) => {
+    const rep = `rep-${externalId()}`;
+    const applied = await cli<{ plan_id: string }>([
+      'plans',
+      'apply',
+      await planFile(
+        planDocument({
+          quota_cents: null,
+          draw: { amount_cents: 300_000, recoverable: true, paid: 'in_advance' },
+          chips: [{ key: 'base', name: 'Base commission', kind: 'commission', rate_bps: 1000 }],
+        }),
+      ),
+      '--org',
+      org.id,
+    ]);
+    const plan = await client.plans.get(applied.plan_id);
+    assert.deepEqual(plan.draw, { amount_cents: 300_000, recoverable: true, paid: 'in_advance' });
+    await client.deals.ingestEvent(won(externalId(), rep, 1_000_000, '2026-04-10'));
+    await cli(['periods', 'lock', '2026-04', '--org', org.id]);
+    const user = await client.users.findByExternalId(rep);
+    assert.ok(user);
+    // April: the whole 3,000.00 advanced, its 1,000.00 earned repays 1,000.00 of it; 2,000.00 carried.
+    const april = await client.statements.get(user.id, '2026-04');
+    assert.deepEqual(
+      april.plans[0]?.lines.map((line) => [line.chip_kind, line.amount_cents, line.status]),
+      [
+        ['commission', 100_000, 'approved'],
+        ['draw', 300_000, 'approved'],
+        ['draw_recovery', -100_000, 'approved'],
+      ],
+    );
+    assert.equal(april.plans[0]?.draw?.closing_balance_cents, 200_000);
+    assert.equal(april.payable_cents, 300_000);
+    // May's advance stands on May's statement from April's lock, before May earns anything.
+    const mayOpen = await client.statements.get(user.id, '2026-05');
+    assert.deepEqual(
+      mayOpen.plans[0]?.lines.map((line) => [line.chip_kind, line.amount_cents, line.status]),
+      [['draw', 300_000, 'pending']],
+    );
+    await client.deals.ingestEvent(won(externalId(), rep, 4_000_000, '2026-05-12'));
+    await cli(['periods', 'lock', '2026-05', '--org', org.id]);
+    const may = await client.statements.get(user.id, '2026-05');
+    assert.deepEqual(may.plans[0]?.draw, {
+      amount_cents: 300_000,
+      recoverable: true,
+      opening_balance_cents: 200_000,
+      advance_cents: 300_000,
+      recovery_cents: 400_000,
+      closing_balance_cents: 100_000,
+    });
+    // The same 3,000.00 as the draw paid at the lock, of which −1,000.00 is the draw's.
+    const mayPayouts = [];
+    for await (const payout of client.payouts.list({ period_id: '2026-05' }))
+      if (payout.user_external_id === rep) mayPayouts.push(payout);
+    assert.deepEqual(
+      mayPayouts.map((payout) => [payout.total_cents, payout.draw_cents, payout.clawback_cents]),
+      [[300_000, -100_000, 0]],
+    );
+    const settlement = may.plans[0]?.lines.find((line) => line.chip_kind === 'draw_recovery');
+    const earning = await client.earnings.get(settlement?.earning_id as string);
+    assert.deepEqual(earning.trace?.steps[0], {
+      type: 'draw_settlement',
+      draw_cents: 300_000,
+      advance_cents: 300_000,
+      recoverable: true,
+      earned_cents: 400_000,
+      offset_cents: 300_000,
+      opening_balance_cents: 200_000,
+      recovery_cents: 100_000,
+      closing_balance_cents: 100_000,
+      net_cents: 300_000,
+    });
+  });
+
   test("a late deal of a locked period takes back that period's advance in the next open period", async ({
     org,
     client,

@@ -206,39 +206,45 @@ describe('draws under the ledger rules (property)', () => {
     fc.record({ kind: fc.constant('lock' as const), month: fc.constantFrom(...months) }),
   );
 
-  test('incremental evaluation equals a full recompute, with draw lines', () => {
+  test('incremental evaluation equals a full recompute, with draw lines, paid at the lock or in advance', () => {
     fc.assert(
-      fc.property(fc.boolean(), fc.array(operation, { minLength: 1, maxLength: 25 }), (recoverable, operations) => {
-        const world = new DrawsWorld(drawPlan(recoverable), [rep, otherRep], '2026-08-15');
-        for (const op of operations) {
-          if (op.kind === 'lock') {
-            world.lock(op.month);
-            continue;
+      fc.property(
+        fc.boolean(),
+        fc.boolean(),
+        fc.array(operation, { minLength: 1, maxLength: 25 }),
+        (recoverable, inAdvance, operations) => {
+          const draw = { amount_cents: 300_000, recoverable, ...(inAdvance ? { paid: 'in_advance' as const } : {}) };
+          const world = new DrawsWorld(drawPlan(recoverable, { draw }), [rep, otherRep], '2026-08-15');
+          for (const op of operations) {
+            if (op.kind === 'lock') {
+              world.lock(op.month);
+              continue;
+            }
+            const closeDate = `${op.month}-${String(op.day).padStart(2, '0')}`;
+            world.change(
+              deal(op.n, {
+                amount_cents: op.amount,
+                close_date: closeDate,
+                status: op.status,
+                stage: op.status === 'won' ? 'closed_won' : op.status === 'lost' ? 'closed_lost' : 'negotiation',
+                won_at: op.status === 'won' ? `${closeDate}T12:00:00.000Z` : null,
+                owner_external_id: op.owner,
+              }),
+            );
           }
-          const closeDate = `${op.month}-${String(op.day).padStart(2, '0')}`;
-          world.change(
-            deal(op.n, {
-              amount_cents: op.amount,
-              close_date: closeDate,
-              status: op.status,
-              stage: op.status === 'won' ? 'closed_won' : op.status === 'lost' ? 'closed_lost' : 'negotiation',
-              won_at: op.status === 'won' ? `${closeDate}T12:00:00.000Z` : null,
-              owner_external_id: op.owner,
-            }),
-          );
-        }
-        const full = [...world.everyDrawTarget(), ...world.everyTarget(months.slice())];
-        for (const target of full) {
-          const standing = world.ledger
-            .rowsOf(target.line.line_key)
-            .filter((row) => ['pending', 'approved', 'paid'].includes(row.status))
-            .reduce((sum, row) => sum + row.amount_cents, 0);
-          assert.equal(standing, target.earned_cents, `line ${target.line.line_key} (${target.trace.chip.kind})`);
-        }
-        // No draw row without a line the full recompute knows.
-        const keys = new Set(full.map((target) => target.line.line_key));
-        for (const row of world.ledger.rows) assert.ok(keys.has(row.line_key) || row.trace.deal !== null);
-      }),
+          const full = [...world.everyDrawTarget(), ...world.everyTarget(months.slice())];
+          for (const target of full) {
+            const standing = world.ledger
+              .rowsOf(target.line.line_key)
+              .filter((row) => ['pending', 'approved', 'paid'].includes(row.status))
+              .reduce((sum, row) => sum + row.amount_cents, 0);
+            assert.equal(standing, target.earned_cents, `line ${target.line.line_key} (${target.trace.chip.kind})`);
+          }
+          // No draw row without a line the full recompute knows.
+          const keys = new Set(full.map((target) => target.line.line_key));
+          for (const row of world.ledger.rows) assert.ok(keys.has(row.line_key) || row.trace.deal !== null);
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -4,6 +4,10 @@ import { describe, test } from 'vitest';
 import { settleAdvanceDraws } from '../../src/domain/earnings/advanceDraws.ts';
 import { settleDraws } from '../../src/domain/earnings/draws.ts';
 import { blendedQuota, daysOfYear, trueUpYear, type YearRules } from '../../src/domain/earnings/yearToDate.ts';
+import { planDocument as documentOf } from '../../src/domain/plans/document/model.ts';
+import { readPlanFile } from '../../src/domain/plans/planFile.ts';
+import { deal, plan, rep, testId } from '../factories/earnings.ts';
+import { DrawsWorld } from '../helpers/drawsWorld.ts';
 import { tableRows, workedExamples } from '../helpers/workedExamples.ts';
 
 // A plan year paid monthly (year-to-date true-up) and a draw paid in advance: the pure engine, figures worked by
@@ -207,5 +211,69 @@ describe('a draw paid in advance', () => {
         },
       ),
     );
+  });
+});
+
+describe('a draw paid in advance, through the plan file (docs/plan-features.md)', () => {
+  test('the page’s plan, its deals locked month by month, books the page’s figures', () => {
+    const read = readPlanFile(section('advance-draw'));
+    assert.ok(read.ok, JSON.stringify(read.ok ? null : read.problems));
+    assert.deepEqual(read.plan.draw, { amount_cents: 300_000, recoverable: true, paid: 'in_advance' });
+    const engine = plan({
+      quota_cents: null,
+      draw: read.plan.draw,
+      chips: read.plan.chips.map((each, index) => ({ ...each, id: testId('chip', 60 + index), version: '1' })),
+    });
+    const rows = tableRows(section('advance-draw-figures'));
+    const world = new DrawsWorld(engine, [rep], '2026-07-15');
+    rows.forEach(([month, , earned], index) => {
+      // 10% commission: a deal of ten times the month's earnings.
+      const amount = Number(cents(earned ?? '')) * 10;
+      world.change(
+        deal(index + 1, { amount_cents: amount, close_date: `${month}-10`, won_at: `${month}-10T12:00:00.000Z` }),
+      );
+      world.lock(month ?? '');
+    });
+    const drawRow = (kind: string, month: string) =>
+      world.ledger.rows.filter((row) => row.trace.chip.kind === kind && row.trace.period.id === month);
+    for (const [month, advance, earned, repays, recovers, closing, pays] of rows) {
+      const [advanceRow] = drawRow('draw', month ?? '');
+      const [settlementRow] = drawRow('draw_recovery', month ?? '');
+      assert.equal(BigInt(advanceRow?.amount_cents ?? 0), cents(advance ?? ''));
+      assert.equal(advanceRow?.trace.steps[0]?.type, 'draw_advance');
+      assert.equal(BigInt(-(settlementRow?.amount_cents ?? 0)), cents(repays ?? '') + cents(recovers ?? ''));
+      const step = settlementRow?.trace.steps[0];
+      assert.ok(step?.type === 'draw_settlement');
+      assert.deepEqual(
+        [step.earned_cents, step.offset_cents, step.recovery_cents, step.closing_balance_cents, step.net_cents].map(
+          BigInt,
+        ),
+        [earned, repays, recovers, closing, pays].map((cell) => cents(cell ?? '')),
+      );
+      assert.equal(BigInt(world.payable(rep, month ?? '')), cents(pays ?? ''));
+    }
+    // The lock of June booked July's advance at July's start: pending in July, on the statement from then.
+    assert.deepEqual(
+      drawRow('draw', '2026-07').map((row) => [row.amount_cents, row.status, row.period_id]),
+      [[300_000, 'pending', '2026-07']],
+    );
+    // The plan document's sentence for the construct.
+    const document = documentOf({
+      plan: read.plan,
+      plan_id: 'plan_01kjsj7s80fmtryrzh7j1q721q',
+      version_id: 'pv_01kn40wx00ekj8fq0eg5srs2ry',
+      version_number: 1,
+      applied_at: new Date('2026-04-01T10:00:00Z'),
+      currency: 'USD',
+      won_stage: 'closed_won',
+    });
+    assert.ok(
+      document.plan_limits.some((sentence) => sentence.startsWith('Draw of 3,000.00 per period, paid in advance')),
+      document.plan_limits.join('\n'),
+    );
+    // The quiet-period example shows the advance and its settlement, computed by the engine.
+    const quiet = document.examples.find((example) => example.key === 'quiet');
+    assert.ok(quiet, 'the document has a quiet-period example');
+    assert.equal(quiet.total_cents, 300_000);
   });
 });

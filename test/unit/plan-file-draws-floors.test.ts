@@ -32,6 +32,14 @@ describe('draws and floors in a plan file', () => {
     assert.equal('draw' in valid({ ...base, draw: null }), false);
   });
 
+  test('paid: in_advance is kept; at_lock, the default, normalises as a draw without paid; others are refused', () => {
+    const base = planDocument({ key: 'drawn', chips: [commission] });
+    const draw = { amount_cents: 300_000, recoverable: true };
+    assert.deepEqual(valid({ ...base, draw: { ...draw, paid: 'in_advance' } }).draw, { ...draw, paid: 'in_advance' });
+    assert.deepEqual(valid({ ...base, draw: { ...draw, paid: 'at_lock' } }), valid({ ...base, draw }));
+    assert.deepEqual(problems({ ...base, draw: { ...draw, paid: 'weekly' } }), ['draw.paid']);
+  });
+
   test('a draw without recoverable, with a negative amount or an unknown member is refused, by path', () => {
     const base = planDocument({ key: 'drawn', chips: [commission] });
     assert.ok(problems({ ...base, draw: { amount_cents: 300_000 } }).some((path) => path.startsWith('draw')));

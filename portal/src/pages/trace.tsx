@@ -27,6 +27,8 @@ const STEP_TITLES: Record<string, string> = {
   cap: 'Cap',
   floor: 'Floor',
   draw: 'Draw',
+  draw_advance: 'Draw paid in advance',
+  draw_settlement: 'Draw settled from earnings',
   override: 'Override',
   locked_total: 'Already approved',
   rounding: 'Rounding',

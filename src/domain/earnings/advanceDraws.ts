@@ -1,5 +1,11 @@
-import type { DrawRules } from './draws.ts';
-import { roundHalfAwayFromZero } from './money.ts';
+import { decimalsOf } from '../currencies.ts';
+import type { PeriodId } from '../periods.ts';
+import { assignmentWindows, coveredDays, describeWindows } from './assignments.ts';
+import { type DrawChip, type DrawPeriod, type DrawRules, drawChip, drawTargets } from './draws.ts';
+import { lineKeyOf } from './lineKeys.ts';
+import { traceSource } from './lineTrace.ts';
+import { centsAsNumber, formatMoney, roundHalfAwayFromZero } from './money.ts';
+import type { EnginePlanVersion, LineTarget, Rep, TraceStep } from './types.ts';
 
 // A draw paid in advance (docs/plan-features.md, "A draw paid in advance"). The whole draw of a period is paid at
 // its start, before anything is earned; when the period is settled, its earnings first repay that advance, then
@@ -81,4 +87,162 @@ export function advanceSentences(
   }
   lines.push(`In all ${outcome.period_id} pays ${money(outcome.net)}.`);
   return lines;
+}
+
+/**
+ * The draw lines of one rep for settled periods, whichever way the plan pays its draw: at the lock (draws.ts) or in
+ * advance. In advance, each period has a `draw` line earning the whole advance and a `draw_recovery` line earning
+ * −(offset + recovery), so the period nets what `settleAdvanceDraws` pays.
+ */
+export function planDrawTargets(
+  plan: EnginePlanVersion,
+  rep: Rep,
+  rules: DrawRules,
+  periods: readonly DrawPeriod[],
+  openingBalance: bigint,
+  currency?: string,
+): LineTarget[] {
+  if (!rules.in_advance) return drawTargets(plan, rep, rules, periods, openingBalance, currency);
+  const windows = assignmentWindows(plan, rep.external_id);
+  const covered = periods.map((period) => {
+    const { covered: days, days: periodDays } = coveredDays(windows, period.period_id);
+    return { period_id: period.period_id, earned: period.earned_cents, covered_days: days, period_days: periodDays };
+  });
+  const outcomes = settleAdvanceDraws(rules, covered, openingBalance);
+  const decimals = decimalsOf(currency ?? plan.currency);
+  const money = (cents: bigint) => formatMoney(cents, decimals);
+  return outcomes.flatMap((outcome, index) => {
+    const days = covered[index] ?? { covered_days: 0, period_days: 1 };
+    const advance = advanceLine(plan, rep, rules, outcome.period_id, days, currency);
+    const recoveryChip = drawChip(plan, true);
+    const notAssigned = days.covered_days === 0;
+    const steps: TraceStep[] = notAssigned
+      ? [{ type: 'zero_target', reason: 'not_assigned', earned_cents: 0 }]
+      : [
+          {
+            type: 'draw_settlement',
+            draw_cents: centsAsNumber(rules.amount),
+            advance_cents: centsAsNumber(outcome.advance),
+            recoverable: rules.recoverable,
+            earned_cents: centsAsNumber(outcome.earned),
+            offset_cents: centsAsNumber(outcome.offset),
+            opening_balance_cents: centsAsNumber(outcome.opening),
+            recovery_cents: centsAsNumber(outcome.recovery),
+            closing_balance_cents: centsAsNumber(outcome.closing),
+            net_cents: centsAsNumber(outcome.net),
+          },
+        ];
+    const explanation = notAssigned
+      ? [notAssignedSentence(plan, rep, outcome.period_id)]
+      : advanceSentences(outcome, rules, money);
+    return [
+      advance,
+      drawLine(
+        plan,
+        rep,
+        rules,
+        recoveryChip,
+        outcome.period_id,
+        -(outcome.offset + outcome.recovery),
+        steps,
+        explanation,
+        currency,
+      ),
+    ];
+  });
+}
+
+/**
+ * The `draw` line of a period of a draw paid in advance: the whole draw, prorated by the days of the period the rep
+ * is assigned, whatever the period earns. It depends on the plan and the rep's assignment only, so it is booked when
+ * the period before it is locked (at the period's start) and is unchanged when the period itself is settled.
+ */
+export function advanceDrawTarget(
+  plan: EnginePlanVersion,
+  rep: Rep,
+  rules: DrawRules,
+  periodId: PeriodId,
+  currency?: string,
+): LineTarget {
+  const { covered, days } = coveredDays(assignmentWindows(plan, rep.external_id), periodId);
+  return advanceLine(plan, rep, rules, periodId, { covered_days: covered, period_days: days }, currency);
+}
+
+function advanceLine(
+  plan: EnginePlanVersion,
+  rep: Rep,
+  rules: DrawRules,
+  periodId: PeriodId,
+  days: { covered_days: number; period_days: number },
+  currency?: string,
+): LineTarget {
+  const money = (cents: bigint) => formatMoney(cents, decimalsOf(currency ?? plan.currency));
+  const { covered_days, period_days } = days;
+  const advance =
+    covered_days === 0
+      ? 0n
+      : covered_days >= period_days
+        ? rules.amount
+        : roundHalfAwayFromZero(rules.amount * BigInt(covered_days), BigInt(period_days));
+  if (covered_days === 0) {
+    const steps: TraceStep[] = [{ type: 'zero_target', reason: 'not_assigned', earned_cents: 0 }];
+    return drawLine(
+      plan,
+      rep,
+      rules,
+      drawChip(plan, false),
+      periodId,
+      0n,
+      steps,
+      [notAssignedSentence(plan, rep, periodId)],
+      currency,
+    );
+  }
+  const step: TraceStep = {
+    type: 'draw_advance',
+    draw_cents: centsAsNumber(rules.amount),
+    covered_days,
+    period_days,
+    period_draw_cents: centsAsNumber(advance),
+    recoverable: rules.recoverable,
+  };
+  const explanation = [
+    ...(covered_days < period_days
+      ? [
+          `${rep.external_id} is assigned to plan ${plan.plan_key} for ${covered_days} of the ${period_days} days of ${periodId}, so the draw is prorated: ${money(rules.amount)} × ${covered_days} / ${period_days}, rounded half away from zero, is ${money(advance)}.`,
+        ]
+      : []),
+    `The draw of ${money(advance)} is paid in advance at the start of ${periodId}; the period's earnings repay it when ${periodId} is locked.`,
+  ];
+  return drawLine(plan, rep, rules, drawChip(plan, false), periodId, advance, [step], explanation, currency);
+}
+
+function notAssignedSentence(plan: EnginePlanVersion, rep: Rep, periodId: PeriodId): string {
+  const windows = assignmentWindows(plan, rep.external_id);
+  return `${rep.external_id} is assigned to plan ${plan.plan_key} ${describeWindows(windows)}, not during ${periodId}, so the draw pays and recovers nothing.`;
+}
+
+function drawLine(
+  plan: EnginePlanVersion,
+  rep: Rep,
+  rules: DrawRules,
+  chip: DrawChip,
+  periodId: PeriodId,
+  amount: bigint,
+  steps: TraceStep[],
+  explanation: string[],
+  currency?: string,
+): LineTarget {
+  const definition = { amount_cents: centsAsNumber(rules.amount), recoverable: rules.recoverable, paid: 'in_advance' };
+  const line = { user_id: rep.user_id, plan_id: plan.plan_id, chip_id: chip.id, deal_id: null, period_id: periodId };
+  return {
+    line: { line_key: lineKeyOf(line), ...line },
+    plan_version_id: plan.version_id,
+    rule_version: chip.version,
+    earned_cents: centsAsNumber(amount),
+    projected_cents: 0,
+    period_id: periodId,
+    trace: { ...traceSource(plan, chip, definition), deal: null, steps, explanation },
+    ...(currency ? { currency } : {}),
+  };
 }

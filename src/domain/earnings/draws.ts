@@ -24,6 +24,8 @@ export const DRAW_RECOVERY_CHIP_KEY = '$draw-recovery';
 export interface DrawRules {
   amount: bigint;
   recoverable: boolean;
+  /** `paid: in_advance` (advanceDraws.ts): the whole draw at the period's start, repaid from its earnings. */
+  in_advance?: boolean;
 }
 
 /** The plan's draw, checked again since it comes back from a JSON column; null when the plan has none. */
@@ -35,8 +37,13 @@ export function readPlanDraw(plan: EnginePlanVersion): { draw: DrawRules | null;
     problems.push({ path: 'draw.amount_cents', message: 'must be an integer ≥ 0' });
   }
   if (typeof draw.recoverable !== 'boolean') problems.push({ path: 'draw.recoverable', message: 'must be a boolean' });
+  const paid = (draw as { paid?: unknown }).paid;
+  if (paid !== undefined && paid !== 'at_lock' && paid !== 'in_advance') {
+    problems.push({ path: 'draw.paid', message: 'must be at_lock or in_advance' });
+  }
   if (problems.length > 0) return { draw: null, problems };
-  return { draw: { amount: BigInt(draw.amount_cents), recoverable: draw.recoverable }, problems };
+  const rules: DrawRules = { amount: BigInt(draw.amount_cents), recoverable: draw.recoverable };
+  return { draw: paid === 'in_advance' ? { ...rules, in_advance: true } : rules, problems };
 }
 
 /**
@@ -117,7 +124,7 @@ export function settleDraws(
 }
 
 /** One of the draw's two chips: the line of a period's advance, or of its recovery. */
-interface DrawChip {
+export interface DrawChip {
   id: string;
   key: typeof DRAW_CHIP_KEY | typeof DRAW_RECOVERY_CHIP_KEY;
   name: string;
@@ -126,7 +133,7 @@ interface DrawChip {
   version: string;
 }
 
-function drawChip(plan: EnginePlanVersion, recovery: boolean): DrawChip {
+export function drawChip(plan: EnginePlanVersion, recovery: boolean): DrawChip {
   const key = recovery ? DRAW_RECOVERY_CHIP_KEY : DRAW_CHIP_KEY;
   return {
     id: drawChipId(plan.plan_id, key),

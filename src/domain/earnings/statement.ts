@@ -189,13 +189,18 @@ function drawPart(plan: StatementPlanInfo, rows: readonly StatementRow[], openin
   const recoverableAdvance = advances
     .filter((row) => row.trace.chip.definition.recoverable === true)
     .reduce((sum, row) => sum + row.amount_cents, 0);
+  // Paid in advance, a draw that is not recoverable forgives what the earnings leave unrepaid: its repayments are
+  // in `recovery_cents`, but it carries no balance.
+  const forgiven = recoveries
+    .filter((row) => row.trace.chip.definition.recoverable !== true)
+    .reduce((sum, row) => sum + row.amount_cents, 0);
   return {
     amount_cents: plan.draw?.amount_cents ?? 0,
     recoverable,
     opening_balance_cents: opening,
     advance_cents: advance,
     recovery_cents: recovery,
-    closing_balance_cents: opening + recoverableAdvance - recovery,
+    closing_balance_cents: opening + recoverableAdvance - recovery - forgiven,
   };
 }
 
@@ -281,6 +286,12 @@ function computationClause(trace: EarningTrace, decimals: number): string {
   }
   if (draw) {
     return `the draw of ${money(decimals, draw.period_draw_cents)} less ${money(decimals, draw.earned_cents)} earned = ${money(decimals, target)}`;
+  }
+  const [advance] = stepsOf(trace, 'draw_advance');
+  if (advance) return `the draw of ${money(decimals, advance.period_draw_cents)}, paid in advance`;
+  const [settlement] = stepsOf(trace, 'draw_settlement');
+  if (settlement) {
+    return `${money(decimals, settlement.earned_cents)} earned repays ${money(decimals, settlement.offset_cents)} of the ${money(decimals, settlement.advance_cents)} advance and recovers ${money(decimals, settlement.recovery_cents)} of the ${money(decimals, settlement.opening_balance_cents)} left before = ${money(decimals, target)}`;
   }
   if (tiers.length > 0 && cumulative) {
     return `${tiers.length === 1 ? 'one tier band' : `${tiers.length} tier bands`} over the running total from ${money(decimals, cumulative.prior_won_cents)} to ${money(decimals, cumulative.period_won_cents)} = ${money(decimals, target)}`;

@@ -22,7 +22,7 @@ export interface RawPlan {
   leaver_rule?: LeaverRule | null;
   cap_cents?: number | null;
   currency?: string | null;
-  draw?: { amount_cents: number; recoverable: boolean } | null;
+  draw?: { amount_cents: number; recoverable: boolean; paid?: 'at_lock' | 'in_advance' } | null;
   assignees: 'all' | Array<string | Record<string, unknown>>;
   chips: Array<Record<string, unknown> & { key: string; name: string; kind: ChipDefinition['kind'] }>;
 }
@@ -38,7 +38,15 @@ export function normalisePlan(raw: RawPlan): PlanDefinition {
     ...(typeof raw.leaver_rule === 'string' ? { leaver_rule: raw.leaver_rule } : {}),
     ...(typeof raw.cap_cents === 'number' ? { cap_cents: raw.cap_cents } : {}),
     ...(typeof raw.currency === 'string' ? { currency: raw.currency } : {}),
-    ...(raw.draw ? { draw: { amount_cents: raw.draw.amount_cents, recoverable: raw.draw.recoverable } } : {}),
+    ...(raw.draw
+      ? {
+          draw: {
+            amount_cents: raw.draw.amount_cents,
+            recoverable: raw.draw.recoverable,
+            ...(raw.draw.paid === 'in_advance' ? { paid: 'in_advance' as const } : {}),
+          },
+        }
+      : {}),
     chips: raw.chips.map((chip) =>
       normaliseChip({
         key: chip.key,

@@ -158,6 +158,12 @@ export function namesAssignee(assignees: 'all' | readonly Assignee[], externalId
 export interface PlanDraw {
   amount_cents: number;
   recoverable: boolean;
+  /**
+   * `in_advance` (docs/plan-features.md, A draw paid in advance): the whole draw is paid at the period's start and
+   * repaid from its earnings at the lock. Absent: `at_lock`, the shortfall paid at the lock (kept out of the
+   * normalised form so that existing plans keep their digests).
+   */
+  paid?: 'in_advance';
 }
 
 /** The normalised plan file: defaults filled in, members in a stable order. Stored as a plan version's definition. */

@@ -1,3 +1,4 @@
+import { advanceDrawTarget, planDrawTargets } from '../../domain/earnings/advanceDraws.ts';
 import { assignmentWindows, windowsOverlapPeriod } from '../../domain/earnings/assignments.ts';
 import { overrideDepthOf } from '../../domain/earnings/changeScope.ts';
 import { dealPeriodId } from '../../domain/earnings/dealPeriods.ts';
@@ -5,14 +6,13 @@ import {
   DRAW_CHIP_KEY,
   DRAW_RECOVERY_CHIP_KEY,
   drawChipId,
-  drawTargets,
   earnedByPeriod,
   readPlanDraw,
 } from '../../domain/earnings/draws.ts';
 import { EMPTY_HIERARCHY } from '../../domain/earnings/hierarchy.ts';
 import { evaluateLines } from '../../domain/earnings/targets.ts';
 import type { DealSnapshot, EnginePlanVersion, LineTarget, PeriodStatus, Rep } from '../../domain/earnings/types.ts';
-import { type CalendarDate, type PeriodId, periodBounds, periodKindOf } from '../../domain/periods.ts';
+import { type CalendarDate, nextPeriodId, type PeriodId, periodBounds, periodKindOf } from '../../domain/periods.ts';
 import * as adjustments from '../../repositories/adjustments.ts';
 import * as dealSnapshots from '../../repositories/dealSnapshots.ts';
 import * as earnings from '../../repositories/earnings.ts';
@@ -35,7 +35,10 @@ import { dealsReadBy, loadHierarchy, type OrgHierarchy } from './hierarchyReader
 // change to the earnings of a locked period (a late deal, a clawback) re-derives that period's draw lines and
 // those of every locked period after it (their recoveries depend on the balance it leaves), booked as top-ups
 // or clawbacks in the earliest open period, like every change to a locked period. An open period has no draw
-// lines yet: what it will pay is settled when it is locked.
+// lines yet: what it will pay is settled when it is locked. A draw paid in advance (`paid: in_advance`) is the
+// exception: the lock of a period also books the advance of the period after it (its `draw` line, the whole draw,
+// which depends on the plan and the rep's assignment only), so that the advance stands on the rep's statement from
+// the period's start; the period's own lock then settles what its earnings repay (its `draw_recovery` line).
 
 const NO_HIERARCHY: OrgHierarchy = { hierarchy: EMPTY_HIERARCHY, reps: new Map() };
 
@@ -105,7 +108,7 @@ export async function drawTargetsFrom(
     { id: recovery, key: DRAW_RECOVERY_CHIP_KEY },
   ]);
   const currency = plan.currency ?? config.defaultCurrency;
-  return drawTargets(plan, rep, draw, earnedByPeriod(chips, periods), opening, currency);
+  return planDrawTargets(plan, rep, draw, earnedByPeriod(chips, periods), opening, currency);
 }
 
 /**
@@ -156,8 +159,14 @@ export async function settleDrawsOfPeriod(
     (plan) => hasDraw(plan) && plan.period === periodKindOf(periodId),
   );
   if (versions.length === 0) return;
+  const next = nextPeriodId(periodId);
+  const covers = (plan: EnginePlanVersion, rep: Rep, id: PeriodId) =>
+    windowsOverlapPeriod(assignmentWindows(plan, rep.external_id), id);
   const reps = (await users.repsOfOrg(tx, orgId)).filter((rep) =>
-    versions.some((plan) => windowsOverlapPeriod(assignmentWindows(plan, rep.external_id), periodId)),
+    versions.some(
+      (plan) =>
+        covers(plan, rep, periodId) || (readPlanDraw(plan).draw?.in_advance === true && covers(plan, rep, next)),
+    ),
   );
   if (reps.length === 0) return;
   await locks.lockRepsForEvaluation(
@@ -172,11 +181,25 @@ export async function settleDrawsOfPeriod(
   const targets: LineTarget[] = [];
   for (const plan of versions) {
     const settled = [...settledPeriods(statuses, plan), periodId].sort();
+    const { draw } = readPlanDraw(plan);
+    const currency = plan.currency ?? (await orgs.loadConfig(tx, orgId)).defaultCurrency;
+    if (draw?.in_advance) {
+      await ledgerPlans.ensureDrawChips(tx, orgId, plan.plan_id, [
+        { id: drawChipId(plan.plan_id, DRAW_CHIP_KEY), key: DRAW_CHIP_KEY },
+        { id: drawChipId(plan.plan_id, DRAW_RECOVERY_CHIP_KEY), key: DRAW_RECOVERY_CHIP_KEY },
+      ]);
+    }
     for (const rep of reps) {
-      if (!windowsOverlapPeriod(assignmentWindows(plan, rep.external_id), periodId)) continue;
-      targets.push(...(await drawTargetsFrom(tx, orgId, plan, rep, periodId, settled, today, undefined, org)));
+      if (covers(plan, rep, periodId)) {
+        targets.push(...(await drawTargetsFrom(tx, orgId, plan, rep, periodId, settled, today, undefined, org)));
+      }
+      // Paid in advance: the next period's advance, booked at its start (the lock of this one) unless it is settled.
+      if (draw?.in_advance && covers(plan, rep, next) && (statuses.get(next) ?? 'open') === 'open') {
+        targets.push(advanceDrawTarget(plan, rep, draw, next, currency));
+      }
     }
   }
+
   // The lock writes earnings rows (the settled draws): it takes a feed writer slot before it stamps any, or the
   // earnings feed's horizon would not count it (feedHorizon).
   await feedWriters.joinFeedWriters(tx, orgId);

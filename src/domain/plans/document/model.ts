@@ -291,7 +291,13 @@ export function planDocument(input: PlanDocumentInput): PlanDocument {
   if (plan.cap_cents !== undefined) {
     planLimits.push(`The plan pays at most ${money(plan.cap_cents)} per rep and period over all chips.`);
   }
-  if (plan.draw !== undefined) {
+  if (plan.draw?.paid === 'in_advance') {
+    planLimits.push(
+      plan.draw.recoverable
+        ? `Draw of ${money(plan.draw.amount_cents)} per period, paid in advance: the whole draw is paid at the start of each period, and when the period is locked its earnings first repay it, then what earlier periods left unrepaid; what is left over is paid to you. What a period's earnings leave unrepaid is carried to later periods.`
+        : `Draw of ${money(plan.draw.amount_cents)} per period, paid in advance: the whole draw is paid at the start of each period, and when the period is locked its earnings first repay it; what is left over is paid to you. What a period's earnings leave unrepaid is yours to keep.`,
+    );
+  } else if (plan.draw !== undefined) {
     planLimits.push(
       plan.draw.recoverable
         ? `Recoverable draw of ${money(plan.draw.amount_cents)} per period: when your earnings under the plan fall short of it, the plan advances the difference, and later periods' earnings above the draw pay the advance back. A period's draw is settled when the period is locked.`

@@ -1,5 +1,6 @@
 import { decimalsOf } from '../../currencies.ts';
-import { drawTargets, earnedByPeriod, readPlanDraw } from '../../earnings/draws.ts';
+import { planDrawTargets } from '../../earnings/advanceDraws.ts';
+import { earnedByPeriod, readPlanDraw } from '../../earnings/draws.ts';
 import { repHierarchyOf } from '../../earnings/hierarchy.ts';
 import { formatMoney } from '../../earnings/money.ts';
 import { evaluateLines } from '../../earnings/targets.ts';
@@ -247,7 +248,14 @@ function run(plan: PlanDefinition, settings: ExampleSettings, scenario: Scenario
   const draw = readPlanDraw(engine).draw;
   if (draw !== null) {
     targets.push(
-      ...drawTargets(engine, rep, draw, earnedByPeriod(evaluation.targets, [settings.period_id]), 0n, plan.currency),
+      ...planDrawTargets(
+        engine,
+        rep,
+        draw,
+        earnedByPeriod(evaluation.targets, [settings.period_id]),
+        0n,
+        plan.currency,
+      ),
     );
   }
   const chipsById = new Map(engine.chips.map((chip) => [chip.id, chip]));
@@ -346,7 +354,7 @@ export function workedExamples(plan: PlanDefinition, settings: ExampleSettings):
     scenarios.push({
       key: 'quiet',
       title: 'A quiet period',
-      description: `One small deal: the plan's earnings fall short of the draw of ${money(plan.draw.amount_cents)}, and the draw makes up the difference when the period is locked.`,
+      description: `One small deal: the plan's earnings fall short of the draw of ${money(plan.draw.amount_cents)}${plan.draw.paid === 'in_advance' ? ': the draw is paid in advance, and the earnings repay what they can of it when the period is locked.' : ', and the draw makes up the difference when the period is locked.'}`,
       deals: [{ amount_cents: roundAmount(unit * 0.1), fields: meeting }],
     });
   }
