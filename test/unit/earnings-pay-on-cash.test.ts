@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { cashTermProblems, releasedBy } from '../../src/domain/earnings/cashTerms.ts';
+import { cashSums, cashTermProblems, releasedBy } from '../../src/domain/earnings/cashTerms.ts';
 import { evaluateLines } from '../../src/domain/earnings/targets.ts';
 import type { DealSnapshot, EngineChip, EnginePlanVersion, LineTarget } from '../../src/domain/earnings/types.ts';
 import { readPlanFile } from '../../src/domain/plans/planFile.ts';
@@ -183,6 +183,17 @@ describe('pay on cash through the ledger', () => {
         .map((row) => `${row.period_id} ${row.status} ${row.amount_cents}`)
         .sort();
     assert.deepEqual(live(), ['2026-04 approved 300000', '2026-05 approved 80000', '2026-06 pending 120000']);
+    // The statements: April shows what its booking held back, May and June what payments released there.
+    const sums = (periodId: string) =>
+      cashSums(
+        periodId,
+        world.ledger.rows.filter(
+          (row) => row.period_id === periodId && row.status !== 'superseded' && row.status !== 'reversed',
+        ),
+      );
+    assert.deepEqual(sums('2026-04'), { held_until_paid_cents: 200_000 });
+    assert.deepEqual(sums('2026-05'), { released_on_payment_cents: 80_000 });
+    assert.deepEqual(sums('2026-06'), { released_on_payment_cents: 120_000 });
     // The deal is lost: every part is taken back in the earliest open period.
     world.change({ ...paid, status: 'lost', stage: 'closed_lost', won_at: null });
     assert.deepEqual(live(), [
