@@ -182,8 +182,24 @@ const countPlan: EnginePlanVersion = plan({
   ],
 });
 
+// Pay on cash (docs/plan-features.md, "Pay on cash"): the worked example with its base commission 40% held until paid
+// pro rata, its accelerator (tiered, counted by running totals) held in full until the deal is paid in full, and its
+// SPIFF held half until the first payment.
+const cashPlan: EnginePlanVersion = plan({
+  plan_key: 'cash',
+  chips: workedExampleChips.map((entry) => {
+    const cash = {
+      base: { held_pct: 40, release: 'pro_rata' },
+      accelerator: { held_pct: 100, release: 'full_payment' },
+      'new-logo': { held_pct: 50, release: 'first_payment' },
+    }[entry.key];
+    return cash ? { ...entry, params: { ...entry.params, payable_on: 'cash', cash } } : entry;
+  }) as EngineChip[],
+});
+
 const plans = fc.constantFrom(
   plan(),
+  cashPlan,
   retroactivePlan,
   cappedPlan,
   datedPlan,
@@ -249,6 +265,7 @@ type Event =
   | { kind: 'lock' }
   | { kind: 'pay' }
   | { kind: 'fx'; rate: ExchangeRate }
+  | { kind: 'payment'; n: number; amount_cents: number; received_on: string }
   | { kind: 'quota'; rep: Rep; quotas: RepQuotas };
 
 // A rep's quota table and start date set anew, as the quota admin and the quota file set them: entries from a
@@ -282,6 +299,16 @@ const rateSet = fc
     rate: { from_currency: 'EUR', to_currency: 'USD', effective_on, rate },
   }));
 
+// A customer payment of a deal (POST /v1/payments), received in or around the periods; the engine holds over-payments
+// to the deal's amount, which the API refuses.
+const paymentMade = fc
+  .record({
+    n: fc.integer({ min: 1, max: 5 }),
+    amount_cents: fc.constantFrom(1, 1_000_000, 2_500_000, 3_333_333, 6_000_000),
+    received_on: fc.constantFrom('2026-03-15', '2026-04-05', '2026-04-30', '2026-05-20', '2026-06-02'),
+  })
+  .map((payment) => ({ kind: 'payment' as const, ...payment }));
+
 const events: fc.Arbitrary<Event[]> = fc.array(
   fc.oneof(
     {
@@ -291,6 +318,7 @@ const events: fc.Arbitrary<Event[]> = fc.array(
     { weight: 1, arbitrary: fc.constant({ kind: 'lock' as const }) },
     { weight: 1, arbitrary: fc.constant({ kind: 'pay' as const }) },
     { weight: 1, arbitrary: rateSet },
+    { weight: 2, arbitrary: paymentMade },
     { weight: 1, arbitrary: quotaSet },
   ),
   { maxLength: 20 },
@@ -340,7 +368,18 @@ function quotaChangeFrom(before: RepQuotas | undefined, after: RepQuotas): strin
 
 function play(world: EarningsWorld, event: Event): void {
   if (event.kind === 'deal') {
-    world.change(event.state);
+    // A deal event leaves the deal's payments as they are, as the projection does.
+    const payments = world.deals.get(event.state.id)?.payments;
+    world.change(payments ? { ...event.state, payments } : event.state);
+    return;
+  }
+  if (event.kind === 'payment') {
+    const current = world.deals.get(deal(event.n).id);
+    if (!current) return;
+    const payments = current.payments ?? [];
+    const id = `pay_${event.n}_${payments.length + 1}`;
+    const payment = { id, external_id: id, amount_cents: event.amount_cents, received_on: event.received_on };
+    world.change({ ...current, payments: [...payments, payment] });
     return;
   }
   if (event.kind === 'fx') {

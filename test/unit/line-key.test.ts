@@ -22,6 +22,7 @@ describe('parseLineKey', () => {
     { line: 'a monthly period-level line', deal_id: null, period_id: '2026-04' },
     { line: 'a quarterly period-level line', deal_id: null, period_id: '2026-Q2' },
     { line: 'a period-level line in the first allowed year', deal_id: null, period_id: '0001-12' },
+    { line: "a deal's release line of one period (pay on cash)", deal_id: newId('deal'), period_id: '2026-05' },
   ])('when the key is of $line, then it parses back into the parts it was made from', ({ deal_id, period_id }) => {
     const parts = { plan_id, chip_id, user_id, deal_id, period_id };
     assert.deepEqual(parseLineKey(lineKeyOf(parts)), parts);

@@ -238,6 +238,37 @@ chips:
     assert.match(document.overrides ?? '', /override/i);
   });
 
+  test('a chip paid on cash says in plain words what is held and when it is paid', () => {
+    const document = planDocument(
+      input(
+        plan(`
+key: cash
+name: Cash plan
+assignees: all
+chips:
+  - key: base
+    name: Base
+    kind: commission
+    rate_bps: 1000
+    payable_on: cash
+    cash: { held_pct: 40, release: first_payment }
+  - { key: spiff, name: SPIFF, kind: flat, amount_cents: 50000, payable_on: cash }
+`),
+      ),
+    );
+    const [base, spiff] = document.chips;
+    assert.ok(
+      base?.limits.includes(
+        '60% of it is paid when the deal is won; the other 40% is paid when the customer makes a first payment, in the period the payment arrives. If the deal is lost or reopened, what was paid is taken back.',
+      ),
+    );
+    assert.ok(
+      spiff?.limits.includes(
+        "It is paid as the customer pays, in proportion to what each payment pays of the deal's amount, in the period the payment arrives. If the deal is lost or reopened, what was paid is taken back.",
+      ),
+    );
+  });
+
   test('a quota source replaces the plan quota in the tiers and the examples, and says where it came from', () => {
     const definition = plan(CORE);
     const ramped = planDocument(

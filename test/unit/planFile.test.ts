@@ -396,7 +396,7 @@ describe('plan files: chips', () => {
       [
         [
           'chips[2].rate_bps',
-          /is not a known member here \(expected key, name, kind, when, amount_cents, cap_cents, deal_cap_cents, floor_cents, replaces\)/,
+          /is not a known member here \(expected key, name, kind, when, amount_cents, cap_cents, deal_cap_cents, floor_cents, replaces, payable_on, cash\)/,
         ],
       ],
     );

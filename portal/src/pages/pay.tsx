@@ -79,6 +79,7 @@ export function PayPage(props: { userId: string; periodId: string; isMe: boolean
             <div aria-live="polite">{news ? <Notice kind="info">{news}</Notice> : null}</div>
             <Summary statement={statement} />
             <HeldNotice statement={statement} isMe={props.isMe} />
+            <CashNotice statement={statement} />
             {statement.final ? (
               <Notice kind="info">Final statement: last day {statement.final.leaving_date}.</Notice>
             ) : null}
@@ -180,6 +181,34 @@ function HeldNotice(props: { statement: Statement; isMe: boolean }) {
         ? 'waits until you accept your plan: payroll pays it once you have. '
         : 'waits until this rep accepts their plan: payroll pays it once they have.'}
       {props.isMe ? <Link href="/acceptances">See your plan acceptances</Link> : null}
+    </Notice>
+  );
+}
+
+/**
+ * Pay on cash (docs/plan-features.md): what the period's commissions hold until the customer pays, and what customer
+ * payments released in the period. Amounts are named when the statement has one currency, as in HeldNotice.
+ */
+function CashNotice(props: { statement: Statement }) {
+  const held = props.statement.held_until_paid_cents ?? 0;
+  const released = props.statement.released_on_payment_cents ?? 0;
+  if (held === 0 && released === 0) return null;
+  const [only, ...others] = props.statement.by_currency;
+  const single = only && others.length === 0 ? only.currency : null;
+  return (
+    <Notice kind="info">
+      {held !== 0 ? (
+        <>
+          {single ? <Money cents={held} currency={single} /> : 'Part'} of this period's commissions is paid only as the
+          customer pays.{' '}
+        </>
+      ) : null}
+      {released !== 0 ? (
+        <>
+          {single ? <Money cents={released} currency={single} /> : 'Part'} of the payable was released by customer
+          payments this period.
+        </>
+      ) : null}
     </Notice>
   );
 }

@@ -1886,6 +1886,11 @@ export interface components {
              *     existed, which are in the org's default currency).
              */
             currency?: components["schemas"]["Currency"];
+            /**
+             * @description The customer's payments recorded against the deal, oldest first, when
+             *     the line was evaluated; absent when it has none.
+             */
+            payments?: components["schemas"]["TraceDealPayment"][];
         };
         /** @description A compensation period of the org. */
         Period: {
@@ -1911,7 +1916,7 @@ export interface components {
             status: "open" | "locked" | "paid";
         };
         /** @description One step of the computation; `type` says which. */
-        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"] | components["schemas"]["TraceConversionStep"] | components["schemas"]["TraceMissingExchangeRateStep"] | components["schemas"]["TraceOverrideStep"] | components["schemas"]["TraceFloorStep"] | components["schemas"]["TraceDrawStep"] | components["schemas"]["TraceDrawAdvanceStep"] | components["schemas"]["TraceDrawSettlementStep"] | components["schemas"]["TraceDealCountStep"] | components["schemas"]["TraceProportionalTierStep"];
+        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"] | components["schemas"]["TraceConversionStep"] | components["schemas"]["TraceMissingExchangeRateStep"] | components["schemas"]["TraceOverrideStep"] | components["schemas"]["TraceFloorStep"] | components["schemas"]["TraceDrawStep"] | components["schemas"]["TraceDrawAdvanceStep"] | components["schemas"]["TraceDrawSettlementStep"] | components["schemas"]["TraceDealCountStep"] | components["schemas"]["TraceProportionalTierStep"] | components["schemas"]["TraceCashHoldStep"] | components["schemas"]["TraceCashReleaseStep"];
         /** @description A condition was evaluated (the chip's `when`); the chip applies only when `result` is true. */
         TraceConditionStep: {
             /**
@@ -2281,6 +2286,162 @@ export interface components {
              * @example 200000
              */
             amount_cents: number;
+        };
+        /**
+         * @description A chip paid on cash (`payable_on: cash`, docs/plan-features.md, "Pay on cash"): of the line's
+         *     commission on booking `commission_cents` (after the chip's and the plan's caps),
+         *     `held_cents` = `commission_cents` × `held_pct` / 100, rounded half away from zero, waits for
+         *     the customer's payments; the rest, `payable_cents` = `commission_cents` − `held_cents`, is
+         *     what the deal's line earns in the deal's period. `release` says how payments release the held
+         *     part; each release is a line of its own, booked in the period the payment arrives (see
+         *     `cash_release`). `released_cents` is what the deal's payments have released so far and
+         *     `still_held_cents` = `held_cents` − `released_cents`.
+         */
+        TraceCashHoldStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "cash_hold";
+            /**
+             * Format: int64
+             * @description What the line earns on booking before anything is held.
+             * @example 500000
+             */
+            commission_cents: number;
+            /**
+             * @description The percent of the commission held until the customer pays.
+             * @example 40
+             */
+            held_pct: number;
+            /**
+             * Format: int64
+             * @description The held part, rounded half away from zero.
+             * @example 200000
+             */
+            held_cents: number;
+            /**
+             * Format: int64
+             * @description What is payable on booking.
+             * @example 300000
+             */
+            payable_cents: number;
+            /**
+             * @description `pro_rata`: each payment releases the held part in proportion to what it pays of the
+             *     deal's amount; `first_payment`: the first payment releases all of it; `full_payment`: it
+             *     is released when the payments reach the deal's amount.
+             * @enum {string}
+             */
+            release: "pro_rata" | "first_payment" | "full_payment";
+            /**
+             * Format: int64
+             * @description What the deal's payments have released so far, over every period.
+             * @example 100000
+             */
+            released_cents: number;
+            /**
+             * Format: int64
+             * @description What is still held.
+             * @example 100000
+             */
+            still_held_cents: number;
+        };
+        /**
+         * @description What the customer's payments received in `period_id` release of a held commission (see
+         *     `cash_hold`), on the deal's release line for that period. `collected_cents` is what the deal's
+         *     payments received up to the end of the period add up to (`payments` lists them, oldest first),
+         *     of the deal's `deal_amount_cents`. What is released through the period, `released_through_cents`:
+         *     `pro_rata`, `held_cents` × min(`collected_cents`, `deal_amount_cents`) / `deal_amount_cents`
+         *     rounded half away from zero; `first_payment`, `held_cents` once anything is collected;
+         *     `full_payment`, `held_cents` once `collected_cents` reaches `deal_amount_cents`; else 0.
+         *     The line earns `released_cents` = `released_through_cents` − `released_before_cents` (what
+         *     the periods before released). Every rounding is of a running total, so the releases of a deal
+         *     add up to `held_cents` exactly once it is paid in full.
+         */
+        TraceCashReleaseStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "cash_release";
+            /**
+             * @description The plan period the payments arrived in, which keys the line. The line is booked in it, or in
+             *     the deal's own period when that is later (nothing is paid before it is earned), or in the
+             *     earliest open period after either when it is closed.
+             * @example 2026-05
+             */
+            period_id: string;
+            /**
+             * @description The chip's release rule (see `cash_hold`).
+             * @enum {string}
+             */
+            release: "pro_rata" | "first_payment" | "full_payment";
+            /**
+             * Format: int64
+             * @description The held part of the line's commission.
+             * @example 200000
+             */
+            held_cents: number;
+            /**
+             * Format: int64
+             * @description The deal's amount, in its currency.
+             * @example 5000000
+             */
+            deal_amount_cents: number;
+            /**
+             * Format: int64
+             * @description The deal's payments received up to the end of the period, in the deal's currency.
+             * @example 2500000
+             */
+            collected_cents: number;
+            /** @description The payments counted, oldest first. */
+            payments: components["schemas"]["TraceDealPayment"][];
+            /**
+             * Format: int64
+             * @description What is released up to the end of the period.
+             * @example 100000
+             */
+            released_through_cents: number;
+            /**
+             * Format: int64
+             * @description What the earlier periods released.
+             * @example 0
+             */
+            released_before_cents: number;
+            /**
+             * Format: int64
+             * @description What this period releases, which the line earns.
+             * @example 100000
+             */
+            released_cents: number;
+        };
+        /**
+         * @description A customer payment recorded against the deal, in the deal's currency.
+         *     Chips paid on cash (`payable_on: cash`) release what they hold as these arrive.
+         */
+        TraceDealPayment: {
+            /**
+             * @description The payment's id.
+             * @example pay_01j9x3m7k2f8q4v6w0e5r1t3y9
+             */
+            id: string;
+            /**
+             * @description The payment's id in the caller's system (the invoice or receipt).
+             * @example inv-2026-0412
+             */
+            external_id: string;
+            /**
+             * Format: int64
+             * @description What the customer paid, in the deal's currency (minor units).
+             * @example 2000000
+             */
+            amount_cents: number;
+            /**
+             * Format: date
+             * @description The day the customer's money arrived; the period a release is booked in follows it.
+             * @example 2026-05-12
+             */
+            received_on: string;
         };
         /**
          * @description The plan pays in `to_currency` and the deal is in `from_currency`: the rep's credited amount
@@ -2862,6 +3023,24 @@ export interface components {
              * @example 0
              */
             held_pending_acceptance_cents: number;
+            /**
+             * Format: int64
+             * @description What the commissions booked for this period held back until the customer pays (chips with
+             *     `payable_on: cash`, docs/plan-features.md, "Pay on cash"): the sum of the `held_cents` of the
+             *     `cash_hold` steps of the period's deal rows. Not part of `payable_cents` or the totals, and
+             *     not changed by payments: each payment's release is a row of the period it arrives in (see
+             *     `released_on_payment_cents` of that period's statement). Absent when no row of the period is
+             *     paid on cash.
+             * @example 200000
+             */
+            held_until_paid_cents?: number;
+            /**
+             * Format: int64
+             * @description The part of `payable_cents` that customer payments released in this period from commissions
+             *     held until paid (the rows with a `cash_release` step). Absent when there are none.
+             * @example 100000
+             */
+            released_on_payment_cents?: number;
         };
         /**
          * @description The statement as CSV (RFC 4180, UTF-8, CRLF line ends). Columns: `period_id`, `plan_key`,

@@ -1,5 +1,6 @@
 import { conditionProblems } from '../plans/conditionRules.ts';
 import { MAX_OVERRIDE_DEPTH } from '../plans/types.ts';
+import { cashTermProblems } from './cashTerms.ts';
 import { fractionOfDecimal, type Rate, rateOfBps, roundHalfAwayFromZero } from './money.ts';
 import type { EngineChip, EnginePlanVersion, PlanProblem } from './types.ts';
 
@@ -113,6 +114,9 @@ export function readChipRules(chip: EngineChip, plan: EnginePlanVersion, path: s
     return null;
   };
   const caps: ChipCaps = { period_cents: null, deal_cents: null, floor_cents: null };
+  if (chip.kind === 'commission' || chip.kind === 'tiered_commission' || chip.kind === 'flat') {
+    problems.push(...cashTermProblems(params, path));
+  }
   if (chip.kind !== 'attainment_bonus') {
     caps.period_cents = readCap('cap_cents');
     caps.deal_cents = readCap('deal_cap_cents');

@@ -33,6 +33,7 @@ export function dealSnapshot(deal: DealSnapshot): DealSnapshot {
   };
   if (isSplit(deal)) snapshot.splits = creditsOf(deal);
   if (deal.currency !== undefined) snapshot.currency = deal.currency;
+  if (deal.payments !== undefined && deal.payments.length > 0) snapshot.payments = deal.payments;
   return snapshot;
 }
 

@@ -3,6 +3,7 @@ import { type CalendarDate, type PeriodId, periodIdOf } from '../periods.ts';
 import { assignmentWindows, isDated, windowsOverlapPeriod } from './assignments.ts';
 import { type AttainmentCredit, creditPeriods, creditsIn } from './attainmentCredits.ts';
 import { applyChipCaps } from './caps.ts';
+import { withCashTerms } from './cashTerms.ts';
 import { dealLine, type PeriodStanding } from './chipLines.ts';
 import { type ChipRules, type CountTierRules, readChipRules, readPlanCap } from './chipRules.ts';
 import { computeAttainmentBonus } from './chips.ts';
@@ -318,7 +319,9 @@ export function evaluateFromStandings(request: {
       rules,
       { deal: after, period_id: periodOfAfter, owned: creditedReps(after).includes(rep.external_id) },
     );
-    targets.push(...withQuotaSentences(applyChipCaps([line], rules.caps), readsQuota, quota.sentences));
+    targets.push(
+      ...withCashTerms(plan, withQuotaSentences(applyChipCaps([line], rules.caps), readsQuota, quota.sentences)),
+    );
   }
   return { targets, standings };
 }

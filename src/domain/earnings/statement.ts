@@ -2,6 +2,7 @@ import type { components } from '../../../generated/openapi.ts';
 import { DEFAULT_CURRENCY, decimalsOf } from '../currencies.ts';
 import type { CalendarDate, PeriodId, PeriodKind } from '../periods.ts';
 import { type AttainmentRequest, attainmentIn } from './attainment.ts';
+import { cashSums } from './cashTerms.ts';
 import { formatChipRate, formatMoney, formatRatioAsPercent, rateOfBps } from './money.ts';
 import type { RepQuotas } from './quotas.ts';
 import type { DealSnapshot, EarningTrace, EnginePlanVersion, LinePricing, TraceStep } from './types.ts';
@@ -116,6 +117,8 @@ export function buildStatement(request: StatementRequest): Statement {
       .filter((plan) => request.heldPlanIds?.has(plan.plan_id) === true)
       .reduce((sum, plan) => sum + plan.payable_cents, 0),
     ...finalMark(request),
+    // Pay on cash: what the period's rows hold until the customer pays, and what payments released in it.
+    ...cashSums(periodId, request.rows),
   };
 }
 

@@ -3,6 +3,7 @@ import type { CalendarDate, PeriodId } from '../periods.ts';
 import { type AssignmentWindow, dealDate, isDated, windowCovers, windowsOverlapPeriod } from './assignments.ts';
 import { type AttainmentCredit, creditPeriods, creditsIn } from './attainmentCredits.ts';
 import { applyChipCaps, applyPlanCap } from './caps.ts';
+import { withCashTerms } from './cashTerms.ts';
 import { dealLine, type PeriodStanding, type PlacedDeal, periodLine } from './chipLines.ts';
 import { readChipRules, readPlanCap } from './chipRules.ts';
 import { type ConditionOutcome, evaluateCondition } from './conditions.ts';
@@ -255,5 +256,7 @@ function evaluateAtQuota(request: EvaluationRequest): Evaluation {
     }
   });
   const capped = planCap.cap === null ? targets : applyPlanCap(plan, targets, planCap.cap);
-  return { targets: capped.map((target) => ({ ...target, currency: pricing.plan_currency })), problems };
+  const priced = capped.map((target) => ({ ...target, currency: pricing.plan_currency }));
+  // Chips paid on cash hold part of each line after every cap, and release it as the customer pays.
+  return { targets: withCashTerms(plan, priced), problems };
 }

@@ -3,6 +3,8 @@ import {
   type Assignee,
   boundOf,
   type CapParams,
+  type CashParams,
+  type CashRelease,
   type ChipDefinition,
   type Condition,
   type FieldCondition,
@@ -84,6 +86,7 @@ export function normaliseChip(chip: {
           base: (p.base as 'amount_cents' | undefined) ?? 'amount_cents',
           ...capsOf(p),
           ...replacesOf(p),
+          ...cashOf(p),
         },
       };
     case 'tiered_commission':
@@ -98,6 +101,7 @@ export function normaliseChip(chip: {
           tiers: (p.tiers as Tier[]).map(normaliseTier),
           ...capsOf(p),
           ...replacesOf(p),
+          ...cashOf(p),
         },
       };
     case 'flat':
@@ -105,7 +109,7 @@ export function normaliseChip(chip: {
         ...head,
         kind: chip.kind,
         when,
-        params: { amount_cents: p.amount_cents as number, ...capsOf(p), ...replacesOf(p) },
+        params: { amount_cents: p.amount_cents as number, ...capsOf(p), ...replacesOf(p), ...cashOf(p) },
       };
     case 'override':
       return {
@@ -153,6 +157,16 @@ function capsOf(params: Record<string, unknown>): CapParams {
     ...(typeof params.deal_cap_cents === 'number' ? { deal_cap_cents: params.deal_cap_cents } : {}),
     ...(typeof params.floor_cents === 'number' ? { floor_cents: params.floor_cents } : {}),
   };
+}
+
+/**
+ * Pay on cash with its defaults filled in (`held_pct` 100, `release` `pro_rata`); nothing for `payable_on: booking`, the
+ * default, written out or not, so that chips paid on booking keep their digests.
+ */
+function cashOf(params: Record<string, unknown>): CashParams {
+  if (params.payable_on !== 'cash') return {};
+  const cash = (params.cash ?? {}) as { held_pct?: number; release?: CashRelease };
+  return { payable_on: 'cash', cash: { held_pct: cash.held_pct ?? 100, release: cash.release ?? 'pro_rata' } };
 }
 
 /** The chips a chip replaces, in the file's order; none (no member) when it replaces none, so other chips keep their digests. */

@@ -63,6 +63,10 @@ export function ruleProblems(document: unknown): PlanFileProblem[] {
     ) {
       problems.push({ path: at('floor_cents'), message: `must not exceed cap_cents (${chip.cap_cents})` });
     }
+    // Pay on cash: its terms say how a chip paid on cash holds and releases; on a chip paid on booking they mean nothing.
+    if (chip.cash !== undefined && chip.payable_on !== 'cash') {
+      problems.push({ path: at('cash'), message: 'applies only with payable_on: cash' });
+    }
     if (chip.when !== undefined && chip.when !== null) {
       problems.push(...conditionProblems(chip.when, at('when'), { shapes: false }));
     }

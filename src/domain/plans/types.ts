@@ -47,7 +47,21 @@ export interface PrecedenceParams {
   replaces?: string[];
 }
 
-export interface CommissionParams extends CapParams, PrecedenceParams {
+/** How a chip paid on cash releases what it holds (docs/plan-features.md, Pay on cash). */
+export type CashRelease = 'pro_rata' | 'first_payment' | 'full_payment';
+
+/**
+ * Pay on cash (docs/plan-features.md, Pay on cash): `held_pct` percent of the line's commission waits for the customer's
+ * payments (the deal snapshot's `payments`) and is released by `release`. Absent (the default, `payable_on: booking`): the whole
+ * commission is payable on booking; present only when the file says `payable_on: cash`, so other chips keep their
+ * digests.
+ */
+export interface CashParams {
+  payable_on?: 'cash';
+  cash?: { held_pct: number; release: CashRelease };
+}
+
+export interface CommissionParams extends CapParams, PrecedenceParams, CashParams {
   rate_bps: number;
   /** `amount_cents` (the default, filled in when the file leaves it out) or `custom.<field>`. */
   base: 'amount_cents' | `custom.${string}`;
@@ -80,7 +94,7 @@ export function paysOf(tier: Tier): TierPays {
   return 'amount_cents' in tier ? { amount_cents: tier.amount_cents } : { rate_bps: tier.rate_bps };
 }
 
-export interface TieredCommissionParams extends CapParams, PrecedenceParams {
+export interface TieredCommissionParams extends CapParams, PrecedenceParams, CashParams {
   mode: 'marginal' | 'retroactive';
   /**
    * What climbs the bands: absent, the rep's running total of won deals in the period (cumulative, the default,
@@ -91,7 +105,7 @@ export interface TieredCommissionParams extends CapParams, PrecedenceParams {
   tiers: Tier[];
 }
 
-export interface FlatParams extends CapParams, PrecedenceParams {
+export interface FlatParams extends CapParams, PrecedenceParams, CashParams {
   amount_cents: number;
 }
 

@@ -2,7 +2,7 @@ import { decimalsOf } from '../../currencies.ts';
 import { formatMoney } from '../../earnings/money.ts';
 import { type PeriodId, periodIdOf } from '../../periods.ts';
 import { describeCondition, percentOfBps, tierPays } from '../describe.ts';
-import type { ChipDefinition, PlanDefinition, Tier } from '../types.ts';
+import type { CashRelease, ChipDefinition, PlanDefinition, Tier } from '../types.ts';
 import { withPrecedenceSentences } from './precedenceSentences.ts';
 import { SAMPLE_REP, type WorkedExample, workedExamples } from './workedExamples.ts';
 
@@ -164,6 +164,20 @@ function baseName(base: string): string {
   return base === 'amount_cents' ? 'the deal amount' : `the deal's custom field ${base.slice('custom.'.length)}`;
 }
 
+/** Pay on cash in plain words (docs/plan-features.md, "Pay on cash"). */
+export function cashSentence(cash: { held_pct: number; release: CashRelease }): string {
+  const part =
+    cash.held_pct === 100
+      ? 'It is paid'
+      : `${100 - cash.held_pct}% of it is paid when the deal is won; the other ${cash.held_pct}% is paid`;
+  const when = {
+    pro_rata: "as the customer pays, in proportion to what each payment pays of the deal's amount",
+    first_payment: 'when the customer makes a first payment',
+    full_payment: "when the customer has paid the deal's whole amount",
+  }[cash.release];
+  return `${part} ${when}, in the period the payment arrives. If the deal is lost or reopened, what was paid is taken back.`;
+}
+
 function chipSection(chip: ChipDefinition, quota: number | null, money: (cents: number) => string): ChipSection {
   const limits: string[] = [];
   if (chip.kind !== 'attainment_bonus') {
@@ -175,6 +189,9 @@ function chipSection(chip: ChipDefinition, quota: number | null, money: (cents: 
     }
     if (chip.params.floor_cents !== undefined) {
       limits.push(`At least ${money(chip.params.floor_cents)} in a period where it pays on a won deal.`);
+    }
+    if (chip.kind !== 'override' && chip.params.payable_on === 'cash' && chip.params.cash) {
+      limits.push(cashSentence(chip.params.cash));
     }
   }
   const readsQuota =
