@@ -3609,6 +3609,8 @@ export interface components {
         IdPath: string;
         /** @description The period, `YYYY-MM` (a month) or `YYYY-Qn` (a quarter). */
         PeriodIdPath: components["schemas"]["PeriodId"];
+        /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+        RepIdPath: string;
         /** @description Page size, 1 to 200 (default 50). */
         Limit: number;
         /** @description The `next_cursor` of the previous page, unchanged. */
@@ -4732,8 +4734,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The id of the resource. */
-                id: components["parameters"]["IdPath"];
+                /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+                id: components["parameters"]["RepIdPath"];
             };
             cookie?: never;
         };
@@ -4760,8 +4762,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The id of the resource. */
-                id: components["parameters"]["IdPath"];
+                /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+                id: components["parameters"]["RepIdPath"];
             };
             cookie?: never;
         };
@@ -4793,8 +4795,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The id of the resource. */
-                id: components["parameters"]["IdPath"];
+                /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+                id: components["parameters"]["RepIdPath"];
             };
             cookie?: never;
         };
@@ -4820,8 +4822,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The id of the resource. */
-                id: components["parameters"]["IdPath"];
+                /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+                id: components["parameters"]["RepIdPath"];
             };
             cookie?: never;
         };
@@ -4941,8 +4943,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The id of the resource. */
-                id: components["parameters"]["IdPath"];
+                /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+                id: components["parameters"]["RepIdPath"];
             };
             cookie?: never;
         };
@@ -4974,8 +4976,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The id of the resource. */
-                id: components["parameters"]["IdPath"];
+                /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+                id: components["parameters"]["RepIdPath"];
             };
             cookie?: never;
         };
@@ -5003,8 +5005,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The id of the resource. */
-                id: components["parameters"]["IdPath"];
+                /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+                id: components["parameters"]["RepIdPath"];
             };
             cookie?: never;
         };
@@ -5030,8 +5032,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The id of the resource. */
-                id: components["parameters"]["IdPath"];
+                /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+                id: components["parameters"]["RepIdPath"];
             };
             cookie?: never;
         };
@@ -5541,8 +5543,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The id of the resource. */
-                id: components["parameters"]["IdPath"];
+                /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+                id: components["parameters"]["RepIdPath"];
             };
             cookie?: never;
         };
@@ -5574,8 +5576,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The id of the resource. */
-                id: components["parameters"]["IdPath"];
+                /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+                id: components["parameters"]["RepIdPath"];
             };
             cookie?: never;
         };
