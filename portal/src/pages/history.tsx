@@ -217,7 +217,7 @@ export function HistoryPage(props: { userId: string; periodId: string; isMe: boo
 
 const WIDTH = 640;
 const HEIGHT = 240;
-const PAD = { top: 16, right: 64, bottom: 32, left: 92 };
+const PAD = { top: 16, right: 100, bottom: 32, left: 92 };
 
 /** A round top for the money axis: 1, 2, 2.5 or 5 times a power of ten, at least `max`. */
 function niceCeiling(max: number): number {
