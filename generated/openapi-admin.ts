@@ -3614,6 +3614,8 @@ export interface components {
         IdPath: string;
         /** @description The period, `YYYY-MM` (a month) or `YYYY-Qn` (a quarter). */
         PeriodIdPath: components["schemas"]["PeriodId"];
+        /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+        RepIdPath: string;
         /** @description Page size, 1 to 200 (default 50). */
         Limit: number;
         /** @description The `next_cursor` of the previous page, unchanged. */
@@ -4737,8 +4739,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The id of the resource. */
-                id: components["parameters"]["IdPath"];
+                /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+                id: components["parameters"]["RepIdPath"];
             };
             cookie?: never;
         };
@@ -4765,8 +4767,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The id of the resource. */
-                id: components["parameters"]["IdPath"];
+                /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+                id: components["parameters"]["RepIdPath"];
             };
             cookie?: never;
         };
@@ -4798,8 +4800,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The id of the resource. */
-                id: components["parameters"]["IdPath"];
+                /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+                id: components["parameters"]["RepIdPath"];
             };
             cookie?: never;
         };
@@ -4825,8 +4827,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The id of the resource. */
-                id: components["parameters"]["IdPath"];
+                /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+                id: components["parameters"]["RepIdPath"];
             };
             cookie?: never;
         };
@@ -4946,8 +4948,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The id of the resource. */
-                id: components["parameters"]["IdPath"];
+                /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+                id: components["parameters"]["RepIdPath"];
             };
             cookie?: never;
         };
@@ -4979,8 +4981,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The id of the resource. */
-                id: components["parameters"]["IdPath"];
+                /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+                id: components["parameters"]["RepIdPath"];
             };
             cookie?: never;
         };
@@ -5008,8 +5010,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The id of the resource. */
-                id: components["parameters"]["IdPath"];
+                /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+                id: components["parameters"]["RepIdPath"];
             };
             cookie?: never;
         };
@@ -5035,8 +5037,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The id of the resource. */
-                id: components["parameters"]["IdPath"];
+                /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+                id: components["parameters"]["RepIdPath"];
             };
             cookie?: never;
         };
@@ -5546,8 +5548,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The id of the resource. */
-                id: components["parameters"]["IdPath"];
+                /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+                id: components["parameters"]["RepIdPath"];
             };
             cookie?: never;
         };
@@ -5579,8 +5581,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The id of the resource. */
-                id: components["parameters"]["IdPath"];
+                /** @description The rep: their id (`user_…`) or their external id (the CRM owner id the deals carry). A value that has the form of a user id is looked up as one first; anything else is taken as an external id. */
+                id: components["parameters"]["RepIdPath"];
             };
             cookie?: never;
         };

@@ -106,7 +106,7 @@ await page.getByRole('heading', { level: 2 }).first().waitFor();
 await shoot(page, 'plans');
 
 await nav('My team');
-await page.getByRole('link', { name: 'ben' }).waitFor();
+await page.getByRole('link', { name: 'ben', exact: true }).waitFor();
 await shoot(page, 'team');
 
 const phone = await browser.newContext({
@@ -118,6 +118,9 @@ const phonePage = await phone.newPage();
 await phonePage.goto(`${server.url}/portal/`);
 await phonePage.getByRole('heading', { level: 1, name: 'My pay' }).waitFor();
 await shoot(phonePage, 'my-pay-phone');
+await phonePage.goto(`${server.url}/portal/history`);
+await phonePage.getByRole('img', { name: /Earnings and attainment by period/ }).waitFor();
+await shoot(phonePage, 'history-phone');
 
 // The statement's approval (docs/pay-workflow.md): under policy `rep` Ana approves this month's statement, then an
 // adjustment resets her approval and the section shows what changed since.

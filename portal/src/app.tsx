@@ -186,7 +186,7 @@ function Page(props: { path: string; session: SignedIn; kind: PeriodKind }) {
   if (first === 'estimate' && parts.length === 1)
     return <EstimatePage userId={me.id} externalId={me.external_id} kind={props.kind} />;
   if (first === 'plans' && parts.length === 1) return <PlansPage />;
-  if (first === 'team' && parts.length === 1) return <TeamPage meId={me.id} />;
+  if (first === 'team' && parts.length === 1) return <TeamPage meId={me.id} periodId={now} />;
   if (first === 'inquiries' && parts.length === 1) return <InquiriesPage meId={me.id} />;
   if (first === 'inquiries' && id && parts.length === 2) return <InquiryPage inquiryId={id} />;
   if (first === 'acceptances' && parts.length === 1) return <AcceptancesPage meId={me.id} />;

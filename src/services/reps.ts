@@ -56,13 +56,13 @@ export class RepReader {
     return found;
   }
 
-  /** The rep's earnings rows in one period; an unknown rep is `not_found`. */
+  /** The rep's (by id or external id) earnings rows in one period; an unknown rep is `not_found`. */
   async earningsOfPeriod(
     orgId: string,
     repId: string,
     periodId: string,
   ): Promise<{ rep: RepWithTotals; earnings: RepEarningRow[] }> {
-    const rep = await this.find(orgId, repId);
+    const rep = await this.findByIdOrExternalId(orgId, repId);
     const [rows, totals] = await Promise.all([
       earningsOverview.repRowsOfPeriod(this.#statements, orgId, rep.id, periodId),
       earningsOverview.repPeriodTotals(this.#statements, orgId),

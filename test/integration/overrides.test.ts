@@ -241,6 +241,35 @@ describe('manager overrides', () => {
       });
       assert.equal(missing.response.status, 404);
       assert.deepEqual((await client.api.GET('/admin/v1/reps/{id}/managers', path)).data?.entries, set.data?.entries);
+
+      // Every rep path takes the external id as well as the user id, as the sign-in-link endpoint always did.
+      const byExternal = { params: { path: { id: 'rep-x' } } };
+      const again = await client.api.POST('/admin/v1/reps/{id}/managers', {
+        ...byExternal,
+        body: { manager_external_id: 'mgr-x', from: '2026-01-01' },
+      });
+      assert.equal(again.response.status, 200, JSON.stringify(again.error));
+      assert.deepEqual(
+        [again.data?.rep_id, again.data?.rep_external_id, again.data?.changed],
+        [rep.id, 'rep-x', false],
+      );
+      assert.deepEqual(
+        (await client.api.GET('/admin/v1/reps/{id}/managers', byExternal)).data?.entries,
+        set.data?.entries,
+      );
+      const earnings = await client.api.GET('/admin/v1/reps/{id}/earnings', {
+        params: { path: { id: 'rep-x' }, query: { period: '2026-04' } },
+      });
+      assert.deepEqual([earnings.data?.rep.id, earnings.data?.earnings.length], [rep.id, 1]);
+      const started = await client.api.GET('/admin/v1/reps/{id}/start-date', byExternal);
+      assert.equal(started.data?.rep_id, rep.id);
+      const link = await client.api.POST('/admin/v1/reps/{id}/sign-in-links', byExternal);
+      assert.deepEqual([link.response.status, link.data?.rep_id], [201, rep.id]);
+      const unknown = await client.api.POST('/admin/v1/reps/{id}/managers', {
+        params: { path: { id: 'nobody-here' } },
+        body: { manager_external_id: 'mgr-x' },
+      });
+      assert.deepEqual([unknown.response.status, unknown.error?.error], [404, 'not_found']);
     },
     CLI_PROCESSES_MS,
   );

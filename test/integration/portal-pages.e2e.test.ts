@@ -24,6 +24,13 @@ import {
 
 test.override('serverSettings', PORTAL_SERVER_SETTINGS);
 
+/** The month `count` months before `month` (YYYY-MM). */
+function monthsBefore(month: string, count: number): string {
+  const at = new Date(`${month}-01T00:00:00Z`);
+  at.setUTCMonth(at.getUTCMonth() - count);
+  return at.toISOString().slice(0, 7);
+}
+
 /** Minor units from a shown amount (`$6,000.00`, `−$50.00`). */
 function cents(text: string): number {
   const negative = /^[−-]/.test(text.trim());
@@ -137,9 +144,44 @@ describe('the rep portal', () => {
     await page.getByRole('button', { name: /Plan document \(PDF\)/ }).click();
     const planText = await pdfText(new Uint8Array(await readFile((await (await planDocument).path()) as string)));
     assert.match(planText.text, /Core AE plan/);
+    // History: a deal won two months ago starts the rep's history there; the months before it, before Quotient
+    // knew the rep, are not shown as open $0 periods.
+    const twoMonthsAgo = monthsBefore(THIS_MONTH, 2);
+    await client.deals.ingestEvent({
+      external_id: 'opp-earlier',
+      state: { ...won('rep-017', 4_000_000, { region: 'NA' }), close_date: `${twoMonthsAgo}-15` },
+    });
     await nav(page, 'History').click();
     await page.getByRole('img', { name: /Earnings and attainment by period/ }).waitFor();
     await assertAccessible(page);
+    const periodsTable = page.getByRole('table').first();
+    const periodRows = await periodsTable.locator('tbody th a').allInnerTexts();
+    assert.equal(periodRows.length, 3, JSON.stringify(periodRows));
+    assert.equal(await page.locator('.chart-bar').count(), 3);
+    await page.getByText(/earlier ones had nothing for you in Quotient yet/).waitFor();
+    // Attainment has its own axis: the dashed 100% quota line, labelled, is on none of the money gridlines.
+    await page.locator('.chart-quota-label', { hasText: '100% quota' }).waitFor();
+    const quotaY = Number(await page.locator('.chart-quota').getAttribute('y1'));
+    const gridYs = (
+      await page.locator('.chart-grid').evaluateAll((lines) => lines.map((line) => line.getAttribute('y1')))
+    ).map(Number);
+    assert.equal(gridYs.length, 2);
+    for (const gridY of gridYs)
+      assert.ok(Math.abs(gridY - quotaY) > 8, `quota at ${quotaY}, a money gridline at ${gridY}`);
+    // At a phone's width Payable and Attainment are in sight without scrolling sideways.
+    await page.setViewportSize({ width: 375, height: 800 });
+    await assertAccessible(page);
+    const wrap = await periodsTable.locator('xpath=..').boundingBox();
+    assert.ok(wrap);
+    for (const header of ['Payable', 'Attainment']) {
+      const box = await periodsTable.getByRole('columnheader', { name: header }).boundingBox();
+      assert.ok(
+        box && box.x + box.width <= Math.min(375, wrap.x + wrap.width) + 0.5,
+        `${header} at ${JSON.stringify(box)}`,
+      );
+    }
+    assert.ok(((await page.evaluate('document.documentElement.scrollWidth')) as number) <= 375);
+    await page.setViewportSize({ width: 1280, height: 720 });
 
     assert.deepEqual(consoleErrors, []);
     // Another rep's objects, by address: the not-found page, as for an id that does not exist. Chromium logs each
@@ -211,13 +253,49 @@ describe('the rep portal', () => {
     const consoleErrors = collectConsoleErrors(page);
     await nav(page, 'My team').click();
     await page.getByRole('heading', { level: 1, name: 'My team' }).waitFor();
-    await page.locator('.team-list a').first().waitFor();
-    const team = await page.locator('.team-list a').allInnerTexts();
-    // Reports show by display name (docs/reps-and-payroll.md#display-names), their external id beside it.
-    assert.deepEqual(team, ['Dana Reyes']);
-    await page.locator('.team-list').getByText('rep-017').waitFor();
+    const teamTable = page.locator('table.team-table');
+    await teamTable.locator('tbody tr').first().waitFor();
+    // Reports show by display name (docs/reps-and-payroll.md#display-names), their external id beside it; the
+    // manager's own row is not among them.
+    const rows = teamTable.locator('tbody tr');
+    assert.equal(await rows.count(), 1);
+    const row = rows.first();
+    assert.match(await row.locator('th').innerText(), /^Dana Reyes rep-017\s+History(\s+of Dana Reyes)?$/);
+    // Per report the period's payable, attainment against quota and pace, as the API's statement has them.
+    const repStatement: Statement = await client.statements.get(rep.id, THIS_MONTH);
+    const quotaPlan = repStatement.plans.find((candidate) => candidate.attainment.percent !== null);
+    assert.ok(quotaPlan?.attainment.percent != null && quotaPlan.attainment.quota_cents !== null);
+    const cells = await row.locator('td').allInnerTexts();
+    assert.equal(cents(cells[0] ?? ''), repStatement.payable_cents);
+    assert.equal(
+      cells[1]?.replace(/\s+/g, ' '),
+      `${quotaPlan.attainment.percent.toFixed(1)}% of ${formatMinorUnits(quotaPlan.attainment.quota_cents, 'USD', 'symbol')}`,
+    );
+    const day = Number(TODAY.slice(8, 10));
+    const daysInMonth = new Date(Date.UTC(Number(TODAY.slice(0, 4)), Number(TODAY.slice(5, 7)), 0)).getUTCDate();
+    const paced = quotaPlan.attainment.percent / (day / daysInMonth);
+    assert.match(cells[2] ?? '', new RegExp(`^${paced.toFixed(0)}%\\s+(on pace|a little behind|behind)$`));
+    await page
+      .getByText(`${Math.round((day / daysInMonth) * 100)}% of`)
+      .first()
+      .waitFor();
+    // The team's total: the reports' payable summed.
+    assert.equal(cents(await teamTable.locator('tfoot td').first().innerText()), repStatement.payable_cents);
     await assertAccessible(page);
-    await page.getByRole('link', { name: 'Dana Reyes' }).click();
+    // At a phone's width the whole table is in sight, nothing scrolls sideways.
+    await page.setViewportSize({ width: 375, height: 800 });
+    await assertAccessible(page);
+    const [wrapScroll, wrapClient] = await teamTable.evaluate((table) => [
+      table.parentElement?.scrollWidth ?? 0,
+      table.parentElement?.clientWidth ?? 0,
+    ]);
+    assert.ok(wrapScroll <= (wrapClient ?? 0), `the team table fits a phone (${wrapScroll} > ${wrapClient})`);
+    assert.ok(((await page.evaluate('document.documentElement.scrollWidth')) as number) <= 375);
+    // Each row opens the rep's history and pay.
+    await row.getByRole('link', { name: 'History of Dana Reyes' }).click();
+    await page.getByRole('heading', { level: 1, name: /^History of/ }).waitFor();
+    await page.goBack();
+    await page.getByRole('link', { name: 'Dana Reyes', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Pay of Dana Reyes' }).waitFor();
     await page.getByText('opp-emea').first().waitFor();
 

@@ -230,6 +230,15 @@ describe('POST /portal/token', () => {
       .set('cookie', cookie)
       .set('origin', 'https://evil.example');
     assert.equal(crossSite.status, 403);
+    assert.deepEqual(crossSite.body, { error: 'forbidden', reason: 'cross-origin requests to the portal are refused' });
+    const crossSiteOut = await request(server.url)
+      .post('/portal/sign-out')
+      .set('cookie', cookie)
+      .set('origin', 'https://evil.example');
+    assert.deepEqual(
+      [crossSiteOut.status, crossSiteOut.body.reason],
+      [403, 'cross-origin requests to the portal are refused'],
+    );
 
     const minted = await request(server.url).post('/portal/token').set('cookie', cookie).set('origin', server.url);
     assert.equal(minted.status, 201);
@@ -251,5 +260,7 @@ describe('POST /portal/token', () => {
     const after = await request(server.url).get('/v1/').set('authorization', `Bearer ${minted.body.token}`);
     assert.equal(after.status, 401);
     assert.equal(after.body.reason, 'the rep token has been revoked');
+    const twice = await request(server.url).post('/portal/sign-out').set('cookie', cookie).set('origin', server.url);
+    assert.equal(twice.status, 204);
   });
 });

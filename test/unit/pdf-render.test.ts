@@ -64,6 +64,44 @@ describe('PDF renderer', () => {
     );
   });
 
+  test('an id too wide for its column breaks only at its own separators, and an id with none is never broken', async () => {
+    const ids = ['HS-2026-000123-RENEWAL-EMEA', 'opp_acme.corp/q3:renewal#2', '0065g00000AbCdEfGhIJ', 'a-b'];
+    const bytes = await renderPdf(
+      document([
+        {
+          kind: 'table',
+          columns: [
+            { header: 'Deal', weight: 1, ids: true },
+            { header: 'Why', weight: 12 },
+          ],
+          rows: ids.map((id) => [id, 'why']),
+        },
+      ]),
+    );
+    const page = (await pdfText(bytes)).pages[0] ?? [];
+    const header = page.findIndex((runs) => runs.join(' ') === 'Deal Why');
+    assert.ok(header > 0, JSON.stringify(page));
+    // A row's first line has its deal's first piece and "why"; the lines below it only the rest of the deal.
+    const cells: string[][] = [];
+    for (const runs of page.slice(header + 1)) {
+      if (runs.length === 2 && runs[1] === 'why') cells.push([runs[0] as string]);
+      else if (runs.length === 1 && cells.length < ids.length) cells.at(-1)?.push(runs[0] as string);
+    }
+    assert.deepEqual(
+      cells.map((pieces) => pieces.join('')),
+      ids,
+    );
+    assert.ok(
+      cells.some((pieces) => pieces.length > 1),
+      `the narrow column wraps some id: ${JSON.stringify(cells)}`,
+    );
+    for (const pieces of cells) {
+      for (const piece of pieces.slice(0, -1))
+        assert.match(piece, /[-_./:#]$/, `${JSON.stringify(pieces)} breaks mid-word`);
+    }
+    assert.deepEqual(cells[2], ['0065g00000AbCdEfGhIJ']);
+  });
+
   test('a money column is right-aligned: its figures end at the same x', async () => {
     const bytes = await renderPdf(
       document([

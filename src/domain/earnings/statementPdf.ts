@@ -70,7 +70,7 @@ export function statementPdfDocument(statement: Statement, generatedAt: Date): P
       blocks.push({
         kind: 'table',
         columns: [
-          { header: 'Deal', weight: 2 },
+          { header: 'Deal', weight: 2, ids: true },
           { header: 'Line', weight: 3 },
           { header: 'Status', weight: 2 },
           { header: 'Why', weight: 7 },

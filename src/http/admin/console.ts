@@ -14,6 +14,7 @@ export function consoleRouter(distDir: string = CONSOLE_DIST): Router {
     mount: '/admin',
     distDir,
     notPages: /^\/v1(\/|$)/,
+    title: 'The admin console',
     notBuilt: 'The admin console is not built. Run `npm run build:console` (npm ci does it) and reload.',
   });
 }

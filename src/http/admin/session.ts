@@ -49,12 +49,15 @@ export function actorOf(
   };
 }
 
-/** A browser's Origin, when sent, must be this server's own: cross-site pages cannot drive the console's API. */
-export function requireSameOrigin(req: Request): void {
+/**
+ * A browser's Origin, when sent, must be this server's own: cross-site pages cannot drive the console's API or the
+ * portal's own endpoints. `surface` names which one refused, as the refusal tells the caller.
+ */
+export function requireSameOrigin(req: Request, surface = 'the admin API'): void {
   const origin = req.get('origin');
   if (origin === undefined) return;
   if (origin !== `${req.protocol}://${req.get('host')}`) {
-    throw new Refusal('forbidden', 'cross-origin requests to the admin API are refused');
+    throw new Refusal('forbidden', `cross-origin requests to ${surface} are refused`);
   }
 }
 

@@ -10,6 +10,7 @@ export function portalAppRouter(distDir: string = PORTAL_DIST): Router {
   return singlePageAppRouter({
     mount: '/portal',
     distDir,
+    title: 'The rep portal',
     notBuilt: 'The rep portal is not built. Run `npm run build:portal` (npm ci does it) and reload.',
   });
 }

@@ -102,7 +102,7 @@ export function portalRouter(services: PortalServices, logger: Logger): Router {
   });
 
   router.post(LINK_PATH, express.urlencoded({ extended: false, limit: '4kb' }), async (req, res) => {
-    requireSameOrigin(req);
+    requireSameOrigin(req, 'the portal');
     const token = (req.body as { token?: unknown } | undefined)?.token;
     try {
       if (typeof token !== 'string' || token === '') return refusalPage(res, 'link_unusable');
@@ -123,7 +123,7 @@ export function portalRouter(services: PortalServices, logger: Logger): Router {
   // The portal's pages call /v1 as their rep with a rep token from here, minted by the same service integrators use
   // (docs/rep-tokens.md): at most 15 minutes, never past the session's end.
   router.post(TOKEN_PATH, async (req, res) => {
-    requireSameOrigin(req);
+    requireSameOrigin(req, 'the portal');
     res.set('Cache-Control', 'no-store');
     const session = await currentSession(services, req);
     const ends = session && new Date(Math.min(session.expires_at.getTime(), session.idle_expires_at.getTime()));
@@ -141,7 +141,7 @@ export function portalRouter(services: PortalServices, logger: Logger): Router {
   });
 
   router.post(SIGN_OUT_PATH, async (req, res) => {
-    requireSameOrigin(req);
+    requireSameOrigin(req, 'the portal');
     const session = await currentSession(services, req);
     if (session) {
       await services.repTokens.revokeForSession(session);

@@ -9,6 +9,11 @@ export interface PdfColumn {
   align?: PdfAlign;
   /** Relative share of the table width; columns without one share what their contents need. */
   weight?: number;
+  /**
+   * Ids (deal ids): the column is at least as wide as the longest piece of a cell between its separators
+   * (`opp-2026-0042` needs `2026-`), up to a third of the page, so an id breaks only at its own separators.
+   */
+  ids?: boolean;
 }
 
 export type PdfBlock =

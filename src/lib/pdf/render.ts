@@ -45,7 +45,28 @@ function printable(text: string): string {
   return text.replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, ' ');
 }
 
-/** Splits text into lines no wider than `width`: at spaces where possible, inside a word only when it alone is wider. */
+/** Where an id (`opp-2026-0042`, `deal_01…`, `acme.com/q3`) may break: after one of its own separators. */
+const ID_SEPARATORS = new Set(['-', '_', '.', '/', ':', '#']);
+
+/**
+ * How much of a word too wide for a line goes on this line: up to its last separator that fits (an id breaks at its
+ * own separators, `opp-2026-` / `0042`), else as many characters as fit (a word with no separator to break at).
+ */
+function cutOf(word: string, font: PDFFont, size: number, width: number): number {
+  for (let cut = word.length - 1; cut > 0; cut -= 1) {
+    if (ID_SEPARATORS.has(word[cut - 1] as string) && font.widthOfTextAtSize(word.slice(0, cut), size) <= width) {
+      return cut;
+    }
+  }
+  let cut = word.length - 1;
+  while (cut > 1 && font.widthOfTextAtSize(word.slice(0, cut), size) > width) cut -= 1;
+  return cut;
+}
+
+/**
+ * Splits text into lines no wider than `width`: at spaces where possible; a word alone wider than the line breaks
+ * after its own separators where it has them, inside a run of letters or digits only when that run alone is wider.
+ */
 export function wrapText(text: string, font: PDFFont, size: number, width: number): string[] {
   const lines: string[] = [];
   for (const paragraph of printable(text).split('\n')) {
@@ -60,8 +81,7 @@ export function wrapText(text: string, font: PDFFont, size: number, width: numbe
       line = '';
       let rest = word;
       while (font.widthOfTextAtSize(rest, size) > width) {
-        let cut = rest.length - 1;
-        while (cut > 1 && font.widthOfTextAtSize(rest.slice(0, cut), size) > width) cut -= 1;
+        const cut = cutOf(rest, font, size, width);
         lines.push(rest.slice(0, cut));
         rest = rest.slice(cut);
       }
@@ -269,7 +289,33 @@ function columnWidths(columns: PdfColumn[], rows: string[][], regular: PDFFont, 
   });
   const weights = columns.map((column, index) => column.weight ?? natural[index] ?? 1);
   const total = weights.reduce((sum, weight) => sum + weight, 0);
-  return weights.map((weight) => (weight / total) * CONTENT_WIDTH);
+  const widths = weights.map((weight) => (weight / total) * CONTENT_WIDTH);
+  // An ids column widens to its longest piece between separators, taken from the other columns by their share.
+  const needed = columns.map((column, index) =>
+    column.ids
+      ? Math.min(
+          CONTENT_WIDTH / 3,
+          2 * CELL_PADDING +
+            Math.max(
+              0,
+              ...rows.flatMap((row) =>
+                idPieces(printable(row[index] ?? '')).map((piece) => regular.widthOfTextAtSize(piece, BODY_SIZE)),
+              ),
+            ),
+        )
+      : 0,
+  );
+  const extra = widths.reduce((sum, width, index) => sum + Math.max(0, (needed[index] ?? 0) - width), 0);
+  if (extra === 0) return widths;
+  const others = widths.reduce((sum, width, index) => (columns[index]?.ids ? sum : sum + width), 0);
+  return widths.map((width, index) =>
+    columns[index]?.ids ? Math.max(width, needed[index] ?? 0) : width - (width / others) * extra,
+  );
+}
+
+/** A cell's pieces that must stay on one line: its words cut after each separator. */
+function idPieces(text: string): string[] {
+  return text.split(/ +/).flatMap((word) => word.split(/(?<=[-_./:#])/));
 }
 
 function renderBlock(layout: Layout, block: PdfBlock): void {

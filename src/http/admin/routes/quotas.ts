@@ -46,14 +46,14 @@ export function quotaHandlers(
 
     getRepStartDate: async (req, res) => {
       const { session } = adminContext(res);
-      const rep = await services.reps.find(session.org_id, req.params.id);
+      const rep = await services.reps.findByIdOrExternalId(session.org_id, req.params.id);
       const startDate = await services.quotas.startDate(session.org_id, rep.external_id);
       res.status(200).json({ rep_id: rep.id, rep_external_id: rep.external_id, start_date: startDate });
     },
 
     setRepStartDate: async (req, res) => {
       const { session, actor } = adminContext(res);
-      const rep = await services.reps.find(session.org_id, req.params.id);
+      const rep = await services.reps.findByIdOrExternalId(session.org_id, req.params.id);
       const result = await services.quotas.setStartDate(
         { orgId: session.org_id, repExternalId: rep.external_id, startDate: req.body.start_date },
         actor,

@@ -47,7 +47,7 @@ export function repHandlers(
 
     setRepDisplayName: async (req, res) => {
       const { session, actor } = adminContext(res);
-      const rep = await services.reps.find(session.org_id, req.params.id);
+      const rep = await services.reps.findByIdOrExternalId(session.org_id, req.params.id);
       const result = await services.repNames.setByAdmin(
         { orgId: session.org_id, userId: rep.id, name: req.body.display_name },
         actor,
@@ -63,25 +63,20 @@ export function repHandlers(
 
     deactivateRep: async (req, res) => {
       const { session, actor } = adminContext(res);
-      const departure = await services.repDepartures.deactivate(
-        session.org_id,
-        req.params.id,
-        req.body.leaving_date,
-        actor,
-      );
+      const rep = await services.reps.findByIdOrExternalId(session.org_id, req.params.id);
+      const departure = await services.repDepartures.deactivate(session.org_id, rep.id, req.body.leaving_date, actor);
       res.status(200).json(toWireDeparture(departure));
     },
 
     reactivateRep: async (req, res) => {
       const { session, actor } = adminContext(res);
-      res
-        .status(200)
-        .json(toWireDeparture(await services.repDepartures.reactivate(session.org_id, req.params.id, actor)));
+      const rep = await services.reps.findByIdOrExternalId(session.org_id, req.params.id);
+      res.status(200).json(toWireDeparture(await services.repDepartures.reactivate(session.org_id, rep.id, actor)));
     },
 
     listRepManagers: async (req, res) => {
       const { session } = adminContext(res);
-      const rep = await services.reps.find(session.org_id, req.params.id);
+      const rep = await services.reps.findByIdOrExternalId(session.org_id, req.params.id);
       const entries = await services.repHierarchy.list(session.org_id, rep.external_id);
       res.status(200).json(toRepManagers(rep, entries, false, 0));
     },
@@ -89,7 +84,7 @@ export function repHandlers(
     setRepManager: async (req, res) => {
       const { session, actor } = adminContext(res);
       const body = req.body;
-      const rep = await services.reps.find(session.org_id, req.params.id);
+      const rep = await services.reps.findByIdOrExternalId(session.org_id, req.params.id);
       const result = await services.repHierarchy.setManager(
         {
           orgId: session.org_id,
