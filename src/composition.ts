@@ -13,6 +13,7 @@ import { StatementApprovals } from './services/approvals.ts';
 import { ConnectionAdmin } from './services/connectors/connectionAdmin.ts';
 import { HubSpotSync } from './services/connectors/hubspotSync.ts';
 import { HubSpotWebhooks } from './services/connectors/hubspotWebhooks.ts';
+import { SalesforceCdc } from './services/connectors/salesforceCdc.ts';
 import { SalesforceSync } from './services/connectors/salesforceSync.ts';
 import type { DealChangeListener } from './services/dealChanges.ts';
 import { dealsChanged } from './services/dealChanges.ts';
@@ -226,17 +227,22 @@ export function composeServices(input: CompositionInput): Services {
       embeddedDataDir: config.databaseUrl === undefined ? config.dataDir : undefined,
     }),
   );
+  const salesforceSync = new SalesforceSync(db, dealEventBatch, {
+    secrets,
+    loginUrl: config.connectors.salesforceLoginUrl,
+    ...clock,
+  });
+  const pubSubUrl = config.connectors.salesforcePubSubUrl;
   const connections = new ConnectionAdmin(db, {
     hubspot: new HubSpotSync(db, dealEventBatch, {
       secrets,
       endpoints: { apiUrl: config.connectors.hubspotApiUrl, authorizeUrl: config.connectors.hubspotAuthorizeUrl },
       ...clock,
     }),
-    salesforce: new SalesforceSync(db, dealEventBatch, {
-      secrets,
-      loginUrl: config.connectors.salesforceLoginUrl,
-      ...clock,
-    }),
+    salesforce: salesforceSync,
+    ...(pubSubUrl === null
+      ? {}
+      : { cdc: new SalesforceCdc(db, dealEventBatch, salesforceSync, { pubSubUrl, ...clock }) }),
   });
   // A resolution's adjustment link must name an adjustment of the org (InquiryDesk).
   const inquiries = new InquiryDesk(db, { adjustments: { exists: adjustmentRecords.exists } });

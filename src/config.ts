@@ -44,6 +44,11 @@ export interface ConnectorSettings {
   hubspotAuthorizeUrl: string;
   /** QUOTIENT_SALESFORCE_LOGIN_URL: where Salesforce connections sign in unless they name their own login URL. */
   salesforceLoginUrl: string;
+  /**
+   * QUOTIENT_SALESFORCE_PUBSUB_URL: Salesforce's Pub/Sub API, where Change Data Capture is subscribed to
+   * (`api.pubsub.salesforce.com:7443` unless set; `off`: no subscriber, Salesforce changes arrive by re-syncs only).
+   */
+  salesforcePubSubUrl: string | null;
 }
 
 /** Where rate-limit counts live (src/access/rateLimitStore.ts). */
@@ -132,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { po
       hubspotApiUrl: nonEmpty(env.QUOTIENT_HUBSPOT_API_URL) ?? 'https://api.hubapi.com',
       hubspotAuthorizeUrl: nonEmpty(env.QUOTIENT_HUBSPOT_AUTHORIZE_URL) ?? 'https://app.hubspot.com/oauth/authorize',
       salesforceLoginUrl: nonEmpty(env.QUOTIENT_SALESFORCE_LOGIN_URL) ?? 'https://login.salesforce.com',
+      salesforcePubSubUrl: pubSubUrl(env.QUOTIENT_SALESFORCE_PUBSUB_URL),
     },
     admin: {
       sessionIdleMs:
@@ -232,4 +238,10 @@ function integer(name: string, raw: string | undefined, fallback: number, min: n
     throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return value;
+}
+
+function pubSubUrl(value: string | undefined): string | null {
+  const given = nonEmpty(value);
+  if (given === undefined) return 'api.pubsub.salesforce.com:7443';
+  return given.toLowerCase() === 'off' ? null : given;
 }

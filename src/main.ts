@@ -134,6 +134,10 @@ export async function startServer(config: Config, logger: Logger, options: Serve
   webhookWorker?.start();
 
   const server = await listen(app, config.host, config.port);
+  // Salesforce's Change Data Capture subscribers, one per connection across the processes (docs/connectors.md).
+  services.admin.connections.startSubscribers().catch((error: unknown) => {
+    logger.warn({ err: error }, 'could not start the Salesforce change subscribers');
+  });
   const { port } = server.address() as AddressInfo;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${shownHost}:${port}`;

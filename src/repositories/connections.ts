@@ -263,3 +263,75 @@ export async function remove(tx: Transaction, orgId: string, id: string): Promis
   });
   return rows.length > 0;
 }
+
+/** Where a Salesforce connection's change subscriber stands: its stored replay id and newest change seen. */
+export interface SubscriberStand {
+  status: ConnectionStatus;
+  account_id: string | null;
+  cdc_replay_id: string | null;
+  last_change_at: Date | null;
+}
+
+/**
+ * Takes (or keeps) the lease of the connection's one change subscriber: free, expired, or already this holder's.
+ * Null when another process holds it, or the connection is gone, paused or not authorized.
+ */
+export async function takeSubscriberLease(
+  tx: Transaction,
+  orgId: string,
+  id: string,
+  lease: { holder: string; now: Date; until: Date },
+): Promise<SubscriberStand | null> {
+  const rows = await tx.query<SubscriberStand>({
+    text: `UPDATE crm_connections SET cdc_holder = $3, cdc_lease_until = $5
+           WHERE org_id = $1 AND id = $2 AND kind = 'salesforce' AND status <> 'paused' AND account_id IS NOT NULL
+             AND (cdc_holder IS NULL OR cdc_holder = $3 OR cdc_lease_until IS NULL OR cdc_lease_until < $4)
+           RETURNING status, account_id, cdc_replay_id, last_change_at`,
+    values: [orgId, id, lease.holder, lease.now, lease.until],
+  });
+  return rows[0] ?? null;
+}
+
+/**
+ * A committed batch: the replay id after it (null: start again from the earliest retained event), the newest
+ * change, the lease renewed. False when the holder lost the lease (it then stops).
+ */
+export async function storeReplayId(
+  tx: Transaction,
+  orgId: string,
+  id: string,
+  input: { holder: string; replayId: string | null; lastChangeAt: Date | null; until: Date },
+): Promise<boolean> {
+  const rows = await tx.query<{ id: string }>({
+    text: `UPDATE crm_connections
+           SET cdc_replay_id = $4, cdc_lease_until = $6, last_change_at = GREATEST(last_change_at, $5)
+           WHERE org_id = $1 AND id = $2 AND cdc_holder = $3 RETURNING id`,
+    values: [orgId, id, input.holder, input.replayId, input.lastChangeAt, input.until],
+  });
+  return rows.length > 0;
+}
+
+/** The holder stops: the lease is free for another process at once. */
+export async function releaseSubscriberLease(
+  tx: Transaction,
+  orgId: string,
+  id: string,
+  holder: string,
+): Promise<void> {
+  await tx.query({
+    text: 'UPDATE crm_connections SET cdc_holder = NULL, cdc_lease_until = NULL WHERE org_id = $1 AND id = $2 AND cdc_holder = $3',
+    values: [orgId, id, holder],
+  });
+}
+
+/**
+ * The Salesforce connections a serving process subscribes to when it starts: authorized and not paused, in every
+ * org (a statement across orgs, run once per process start; each subscriber then takes its connection's lease).
+ */
+export function subscribable(tx: Transaction): Promise<Array<{ org_id: string; id: string }>> {
+  return tx.query<{ org_id: string; id: string }>({
+    text: `SELECT org_id, id FROM crm_connections
+           WHERE kind = 'salesforce' AND status <> 'paused' AND account_id IS NOT NULL ORDER BY org_id, id`,
+    values: [],
+  });
+}

@@ -23,6 +23,10 @@ export interface SalesforceSimulator {
   /** The Opportunity records, by id, as the REST API returns them. */
   putOpportunity(id: string, fields: Record<string, unknown>): void;
   deleteOpportunity(id: string): void;
+  /** The record as the REST API returns it now (its `SystemModstamp` is a change's commit time). */
+  opportunity(id: string): Record<string, unknown> | undefined;
+  /** Whether an access token is a live session (the Pub/Sub simulator checks its callers by it). */
+  hasSession(token: string): boolean;
   putUser(id: string, email: string | null): void;
   /** An org with several currencies has `CurrencyIsoCode` on its Opportunity. */
   multiCurrency: boolean;
@@ -326,6 +330,12 @@ export async function startSalesforceSimulator(): Promise<SalesforceSimulator> {
     deleteOpportunity(id) {
       const found = opportunities.get(id);
       if (found) opportunities.set(id, { ...found, IsDeleted: true, SystemModstamp: sfInstant(tick()) });
+    },
+    opportunity(id) {
+      return opportunities.get(id);
+    },
+    hasSession(token) {
+      return sessions.has(token);
     },
     putUser(id, email) {
       users.set(id, email);

@@ -50,6 +50,13 @@ interface Exception {
 /** Statements meant to span orgs: on Citus, multi-shard statements (allowed, run on every node). */
 const CROSS_ORG: Exception[] = [
   {
+    fragment: "SELECT org_id, id FROM crm_connections WHERE kind = 'salesforce'",
+    tables: ['crm_connections'],
+    reason: "a serving process's start: the Salesforce connections of every org whose change subscribers it runs",
+    // Once, right after the server listens: a run may start recording after it.
+    timer: true,
+  },
+  {
     fragment: 'UPDATE api_keys k SET last_used_at = GREATEST(k.last_used_at, u.used_at)',
     tables: ['api_keys'],
     reason: "the batched flush of the keys' last-used times, of every key used since the last flush, whatever its org",

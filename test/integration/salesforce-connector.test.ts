@@ -24,6 +24,8 @@ beforeEach(() => simulator.reset());
 const SETTINGS = {
   QUOTIENT_SECRET_KEY: randomBytes(32).toString('base64'),
   QUOTIENT_SALESFORCE_LOGIN_URL: simulator.url,
+  // No Pub/Sub API here: salesforce-cdc.test.ts tests the change subscriber against its simulator.
+  QUOTIENT_SALESFORCE_PUBSUB_URL: 'off',
 };
 test.override('serverSettings', { env: SETTINGS, options: {} });
 

@@ -4772,6 +4772,9 @@ export const CrmConnectionScalarFieldEnum = {
   last_sync_at: 'last_sync_at',
   sync_from: 'sync_from',
   pending_ids: 'pending_ids',
+  cdc_replay_id: 'cdc_replay_id',
+  cdc_holder: 'cdc_holder',
+  cdc_lease_until: 'cdc_lease_until',
   created_at: 'created_at'
 } as const
 

@@ -46,6 +46,9 @@ export type CrmConnectionMinAggregateOutputType = {
   last_change_at: Date | null
   last_sync_at: Date | null
   sync_from: Date | null
+  cdc_replay_id: string | null
+  cdc_holder: string | null
+  cdc_lease_until: Date | null
   created_at: Date | null
 }
 
@@ -71,6 +74,9 @@ export type CrmConnectionMaxAggregateOutputType = {
   last_change_at: Date | null
   last_sync_at: Date | null
   sync_from: Date | null
+  cdc_replay_id: string | null
+  cdc_holder: string | null
+  cdc_lease_until: Date | null
   created_at: Date | null
 }
 
@@ -97,6 +103,9 @@ export type CrmConnectionCountAggregateOutputType = {
   last_sync_at: number
   sync_from: number
   pending_ids: number
+  cdc_replay_id: number
+  cdc_holder: number
+  cdc_lease_until: number
   created_at: number
   _all: number
 }
@@ -124,6 +133,9 @@ export type CrmConnectionMinAggregateInputType = {
   last_change_at?: true
   last_sync_at?: true
   sync_from?: true
+  cdc_replay_id?: true
+  cdc_holder?: true
+  cdc_lease_until?: true
   created_at?: true
 }
 
@@ -149,6 +161,9 @@ export type CrmConnectionMaxAggregateInputType = {
   last_change_at?: true
   last_sync_at?: true
   sync_from?: true
+  cdc_replay_id?: true
+  cdc_holder?: true
+  cdc_lease_until?: true
   created_at?: true
 }
 
@@ -175,6 +190,9 @@ export type CrmConnectionCountAggregateInputType = {
   last_sync_at?: true
   sync_from?: true
   pending_ids?: true
+  cdc_replay_id?: true
+  cdc_holder?: true
+  cdc_lease_until?: true
   created_at?: true
   _all?: true
 }
@@ -274,6 +292,9 @@ export type CrmConnectionGroupByOutputType = {
   last_sync_at: Date | null
   sync_from: Date | null
   pending_ids: string[]
+  cdc_replay_id: string | null
+  cdc_holder: string | null
+  cdc_lease_until: Date | null
   created_at: Date
   _count: CrmConnectionCountAggregateOutputType | null
   _min: CrmConnectionMinAggregateOutputType | null
@@ -321,6 +342,9 @@ export type CrmConnectionWhereInput = {
   last_sync_at?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
   sync_from?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
   pending_ids?: Prisma.StringNullableListFilter<"CrmConnection">
+  cdc_replay_id?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
+  cdc_holder?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
+  cdc_lease_until?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"CrmConnection"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
 }
@@ -348,6 +372,9 @@ export type CrmConnectionOrderByWithRelationInput = {
   last_sync_at?: Prisma.SortOrderInput | Prisma.SortOrder
   sync_from?: Prisma.SortOrderInput | Prisma.SortOrder
   pending_ids?: Prisma.SortOrder
+  cdc_replay_id?: Prisma.SortOrderInput | Prisma.SortOrder
+  cdc_holder?: Prisma.SortOrderInput | Prisma.SortOrder
+  cdc_lease_until?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   org?: Prisma.OrgOrderByWithRelationInput
 }
@@ -380,6 +407,9 @@ export type CrmConnectionWhereUniqueInput = Prisma.AtLeast<{
   last_sync_at?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
   sync_from?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
   pending_ids?: Prisma.StringNullableListFilter<"CrmConnection">
+  cdc_replay_id?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
+  cdc_holder?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
+  cdc_lease_until?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"CrmConnection"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
 }, "org_id_id" | "org_id_oauth_state">
@@ -407,6 +437,9 @@ export type CrmConnectionOrderByWithAggregationInput = {
   last_sync_at?: Prisma.SortOrderInput | Prisma.SortOrder
   sync_from?: Prisma.SortOrderInput | Prisma.SortOrder
   pending_ids?: Prisma.SortOrder
+  cdc_replay_id?: Prisma.SortOrderInput | Prisma.SortOrder
+  cdc_holder?: Prisma.SortOrderInput | Prisma.SortOrder
+  cdc_lease_until?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   _count?: Prisma.CrmConnectionCountOrderByAggregateInput
   _max?: Prisma.CrmConnectionMaxOrderByAggregateInput
@@ -439,6 +472,9 @@ export type CrmConnectionScalarWhereWithAggregatesInput = {
   last_sync_at?: Prisma.DateTimeNullableWithAggregatesFilter<"CrmConnection"> | Date | string | null
   sync_from?: Prisma.DateTimeNullableWithAggregatesFilter<"CrmConnection"> | Date | string | null
   pending_ids?: Prisma.StringNullableListFilter<"CrmConnection">
+  cdc_replay_id?: Prisma.StringNullableWithAggregatesFilter<"CrmConnection"> | string | null
+  cdc_holder?: Prisma.StringNullableWithAggregatesFilter<"CrmConnection"> | string | null
+  cdc_lease_until?: Prisma.DateTimeNullableWithAggregatesFilter<"CrmConnection"> | Date | string | null
   created_at?: Prisma.DateTimeWithAggregatesFilter<"CrmConnection"> | Date | string
 }
 
@@ -464,6 +500,9 @@ export type CrmConnectionCreateInput = {
   last_sync_at?: Date | string | null
   sync_from?: Date | string | null
   pending_ids?: Prisma.CrmConnectionCreatepending_idsInput | string[]
+  cdc_replay_id?: string | null
+  cdc_holder?: string | null
+  cdc_lease_until?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutCrm_connectionsInput
 }
@@ -491,6 +530,9 @@ export type CrmConnectionUncheckedCreateInput = {
   last_sync_at?: Date | string | null
   sync_from?: Date | string | null
   pending_ids?: Prisma.CrmConnectionCreatepending_idsInput | string[]
+  cdc_replay_id?: string | null
+  cdc_holder?: string | null
+  cdc_lease_until?: Date | string | null
   created_at?: Date | string
 }
 
@@ -516,6 +558,9 @@ export type CrmConnectionUpdateInput = {
   last_sync_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   sync_from?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pending_ids?: Prisma.CrmConnectionUpdatepending_idsInput | string[]
+  cdc_replay_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  cdc_holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  cdc_lease_until?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutCrm_connectionsNestedInput
 }
@@ -543,6 +588,9 @@ export type CrmConnectionUncheckedUpdateInput = {
   last_sync_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   sync_from?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pending_ids?: Prisma.CrmConnectionUpdatepending_idsInput | string[]
+  cdc_replay_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  cdc_holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  cdc_lease_until?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -569,6 +617,9 @@ export type CrmConnectionCreateManyInput = {
   last_sync_at?: Date | string | null
   sync_from?: Date | string | null
   pending_ids?: Prisma.CrmConnectionCreatepending_idsInput | string[]
+  cdc_replay_id?: string | null
+  cdc_holder?: string | null
+  cdc_lease_until?: Date | string | null
   created_at?: Date | string
 }
 
@@ -594,6 +645,9 @@ export type CrmConnectionUpdateManyMutationInput = {
   last_sync_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   sync_from?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pending_ids?: Prisma.CrmConnectionUpdatepending_idsInput | string[]
+  cdc_replay_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  cdc_holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  cdc_lease_until?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -620,6 +674,9 @@ export type CrmConnectionUncheckedUpdateManyInput = {
   last_sync_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   sync_from?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pending_ids?: Prisma.CrmConnectionUpdatepending_idsInput | string[]
+  cdc_replay_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  cdc_holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  cdc_lease_until?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -666,6 +723,9 @@ export type CrmConnectionCountOrderByAggregateInput = {
   last_sync_at?: Prisma.SortOrder
   sync_from?: Prisma.SortOrder
   pending_ids?: Prisma.SortOrder
+  cdc_replay_id?: Prisma.SortOrder
+  cdc_holder?: Prisma.SortOrder
+  cdc_lease_until?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -691,6 +751,9 @@ export type CrmConnectionMaxOrderByAggregateInput = {
   last_change_at?: Prisma.SortOrder
   last_sync_at?: Prisma.SortOrder
   sync_from?: Prisma.SortOrder
+  cdc_replay_id?: Prisma.SortOrder
+  cdc_holder?: Prisma.SortOrder
+  cdc_lease_until?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -716,6 +779,9 @@ export type CrmConnectionMinOrderByAggregateInput = {
   last_change_at?: Prisma.SortOrder
   last_sync_at?: Prisma.SortOrder
   sync_from?: Prisma.SortOrder
+  cdc_replay_id?: Prisma.SortOrder
+  cdc_holder?: Prisma.SortOrder
+  cdc_lease_until?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -792,6 +858,9 @@ export type CrmConnectionCreateWithoutOrgInput = {
   last_sync_at?: Date | string | null
   sync_from?: Date | string | null
   pending_ids?: Prisma.CrmConnectionCreatepending_idsInput | string[]
+  cdc_replay_id?: string | null
+  cdc_holder?: string | null
+  cdc_lease_until?: Date | string | null
   created_at?: Date | string
 }
 
@@ -817,6 +886,9 @@ export type CrmConnectionUncheckedCreateWithoutOrgInput = {
   last_sync_at?: Date | string | null
   sync_from?: Date | string | null
   pending_ids?: Prisma.CrmConnectionCreatepending_idsInput | string[]
+  cdc_replay_id?: string | null
+  cdc_holder?: string | null
+  cdc_lease_until?: Date | string | null
   created_at?: Date | string
 }
 
@@ -872,6 +944,9 @@ export type CrmConnectionScalarWhereInput = {
   last_sync_at?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
   sync_from?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
   pending_ids?: Prisma.StringNullableListFilter<"CrmConnection">
+  cdc_replay_id?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
+  cdc_holder?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
+  cdc_lease_until?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"CrmConnection"> | Date | string
 }
 
@@ -897,6 +972,9 @@ export type CrmConnectionCreateManyOrgInput = {
   last_sync_at?: Date | string | null
   sync_from?: Date | string | null
   pending_ids?: Prisma.CrmConnectionCreatepending_idsInput | string[]
+  cdc_replay_id?: string | null
+  cdc_holder?: string | null
+  cdc_lease_until?: Date | string | null
   created_at?: Date | string
 }
 
@@ -922,6 +1000,9 @@ export type CrmConnectionUpdateWithoutOrgInput = {
   last_sync_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   sync_from?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pending_ids?: Prisma.CrmConnectionUpdatepending_idsInput | string[]
+  cdc_replay_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  cdc_holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  cdc_lease_until?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -947,6 +1028,9 @@ export type CrmConnectionUncheckedUpdateWithoutOrgInput = {
   last_sync_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   sync_from?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pending_ids?: Prisma.CrmConnectionUpdatepending_idsInput | string[]
+  cdc_replay_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  cdc_holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  cdc_lease_until?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -972,6 +1056,9 @@ export type CrmConnectionUncheckedUpdateManyWithoutOrgInput = {
   last_sync_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   sync_from?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pending_ids?: Prisma.CrmConnectionUpdatepending_idsInput | string[]
+  cdc_replay_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  cdc_holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  cdc_lease_until?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -1000,6 +1087,9 @@ export type CrmConnectionSelect<ExtArgs extends runtime.Types.Extensions.Interna
   last_sync_at?: boolean
   sync_from?: boolean
   pending_ids?: boolean
+  cdc_replay_id?: boolean
+  cdc_holder?: boolean
+  cdc_lease_until?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["crmConnection"]>
@@ -1027,6 +1117,9 @@ export type CrmConnectionSelectCreateManyAndReturn<ExtArgs extends runtime.Types
   last_sync_at?: boolean
   sync_from?: boolean
   pending_ids?: boolean
+  cdc_replay_id?: boolean
+  cdc_holder?: boolean
+  cdc_lease_until?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["crmConnection"]>
@@ -1054,6 +1147,9 @@ export type CrmConnectionSelectUpdateManyAndReturn<ExtArgs extends runtime.Types
   last_sync_at?: boolean
   sync_from?: boolean
   pending_ids?: boolean
+  cdc_replay_id?: boolean
+  cdc_holder?: boolean
+  cdc_lease_until?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["crmConnection"]>
@@ -1081,10 +1177,13 @@ export type CrmConnectionSelectScalar = {
   last_sync_at?: boolean
   sync_from?: boolean
   pending_ids?: boolean
+  cdc_replay_id?: boolean
+  cdc_holder?: boolean
+  cdc_lease_until?: boolean
   created_at?: boolean
 }
 
-export type CrmConnectionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "kind" | "status" | "client_id" | "client_secret" | "redirect_uri" | "login_url" | "instance_url" | "jwt_username" | "private_key" | "oauth_state" | "account_id" | "access_token" | "refresh_token" | "token_expires_at" | "last_error" | "last_error_at" | "last_change_at" | "last_sync_at" | "sync_from" | "pending_ids" | "created_at", ExtArgs["result"]["crmConnection"]>
+export type CrmConnectionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "kind" | "status" | "client_id" | "client_secret" | "redirect_uri" | "login_url" | "instance_url" | "jwt_username" | "private_key" | "oauth_state" | "account_id" | "access_token" | "refresh_token" | "token_expires_at" | "last_error" | "last_error_at" | "last_change_at" | "last_sync_at" | "sync_from" | "pending_ids" | "cdc_replay_id" | "cdc_holder" | "cdc_lease_until" | "created_at", ExtArgs["result"]["crmConnection"]>
 export type CrmConnectionInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }
@@ -1123,6 +1222,9 @@ export type $CrmConnectionPayload<ExtArgs extends runtime.Types.Extensions.Inter
     last_sync_at: Date | null
     sync_from: Date | null
     pending_ids: string[]
+    cdc_replay_id: string | null
+    cdc_holder: string | null
+    cdc_lease_until: Date | null
     created_at: Date
   }, ExtArgs["result"]["crmConnection"]>
   composites: {}
@@ -1570,6 +1672,9 @@ export interface CrmConnectionFieldRefs {
   readonly last_sync_at: Prisma.FieldRef<"CrmConnection", 'DateTime'>
   readonly sync_from: Prisma.FieldRef<"CrmConnection", 'DateTime'>
   readonly pending_ids: Prisma.FieldRef<"CrmConnection", 'String[]'>
+  readonly cdc_replay_id: Prisma.FieldRef<"CrmConnection", 'String'>
+  readonly cdc_holder: Prisma.FieldRef<"CrmConnection", 'String'>
+  readonly cdc_lease_until: Prisma.FieldRef<"CrmConnection", 'DateTime'>
   readonly created_at: Prisma.FieldRef<"CrmConnection", 'DateTime'>
 }
     

@@ -12,6 +12,7 @@ import { CrmRefusal } from './crmRefusal.ts';
 import * as hubspot from './hubspotApi.ts';
 import type { HubSpotSync, ReadDeal } from './hubspotSync.ts';
 import * as salesforce from './salesforceApi.ts';
+import type { SalesforceCdc } from './salesforceCdc.ts';
 import type { SalesforceSync } from './salesforceSync.ts';
 
 /** A new connection's app: the OAuth app (client secret, redirect), or Salesforce's JWT bearer flow. */
@@ -53,11 +54,17 @@ export class ConnectionAdmin {
   /** The background sync of each connection, chained so one connection syncs once at a time. */
   readonly #running = new Map<string, Promise<void>>();
   #closing = false;
+  /** Salesforce's change subscribers, where Change Data Capture is on. */
+  readonly #cdc: SalesforceCdc | undefined;
 
-  constructor(db: Transactor, syncs: { hubspot: HubSpotSync; salesforce: SalesforceSync }) {
+  constructor(
+    db: Transactor,
+    syncs: { hubspot: HubSpotSync; salesforce: SalesforceSync; cdc?: SalesforceCdc | undefined },
+  ) {
     this.#db = db;
     this.#hubspot = syncs.hubspot;
     this.#salesforce = syncs.salesforce;
+    this.#cdc = syncs.cdc;
   }
 
   list(orgId: string): Promise<connections.ConnectionRecord[]> {
@@ -219,14 +226,17 @@ export class ConnectionAdmin {
 
   async pause(orgId: string, id: string, actor: AdminActor = CLI_ACTOR): Promise<connections.ConnectionRecord> {
     await this.#authorized(orgId, id);
-    return this.#move(orgId, id, 'paused', { overPause: true }, 'connection.paused', {}, actor);
+    const paused = await this.#move(orgId, id, 'paused', { overPause: true }, 'connection.paused', {}, actor);
+    await this.#cdc?.stop(orgId, id);
+    return paused;
   }
 
   /** Live again: what the CRM announced meanwhile is read and applied. */
   async resume(orgId: string, id: string, actor: AdminActor = CLI_ACTOR): Promise<connections.ConnectionRecord> {
     await this.#authorized(orgId, id);
-    await this.#move(orgId, id, 'connected', { overPause: true }, 'connection.resumed', {}, actor);
+    const resumed = await this.#move(orgId, id, 'connected', { overPause: true }, 'connection.resumed', {}, actor);
     await this.#applyPending(orgId, id);
+    if (resumed.kind === 'salesforce') this.#cdc?.start(orgId, id);
     return this.get(orgId, id);
   }
 
@@ -258,6 +268,7 @@ export class ConnectionAdmin {
       if (!(await connections.remove(tx, orgId, id))) throw new Refusal('not_found', `no connection ${id}`);
       await this.#audit(tx, orgId, 'connection.removed', { connection_id: id }, actor);
     });
+    await this.#cdc?.stop(orgId, id);
   }
 
   /** The mapping as it applies to the CRM's first deals: nothing is written. */
@@ -309,7 +320,12 @@ export class ConnectionAdmin {
   /** No sync starts any more; those running end (their connection stays `syncing`, re-synced on request). */
   async close(): Promise<void> {
     this.#closing = true;
-    await this.settled();
+    await Promise.all([this.settled(), this.#cdc?.close()]);
+  }
+
+  /** A serving process runs Salesforce's change subscribers (src/services/connectors/salesforceCdc.ts). */
+  async startSubscribers(): Promise<void> {
+    await this.#cdc?.serve();
   }
 
   #startSync(connection: Pick<connections.ConnectionRecord, 'org_id' | 'id' | 'kind'>): void {
@@ -320,6 +336,9 @@ export class ConnectionAdmin {
     const sync = connection.kind === 'salesforce' ? this.#salesforce : this.#hubspot;
     const run = before
       .then(() => sync.backfill(orgId, id, () => this.#closing))
+      .then(() => {
+        if (connection.kind === 'salesforce') this.#cdc?.start(orgId, id);
+      })
       .catch(async (error: unknown) => {
         // A fault of Quotient's own (the database) is kept on the connection, so that its state says it.
         const reason = error instanceof Error ? error.message : String(error);

@@ -120,16 +120,20 @@ export class SalesforceSync {
     return tokens.accessToken;
   }
 
-  /** The org's REST API, its session renewed first when it expires within the margin. */
-  async client(connection: connections.ConnectionCredentials): Promise<salesforce.SalesforceClient> {
+  /** The connection's access token, renewed first when it expires within the margin. */
+  async accessToken(connection: connections.ConnectionCredentials): Promise<string> {
     if (!connection.access_token || !connection.instance_url) {
       throw new Refusal('invalid_state', `connection ${connection.id} is not authorized yet: authorize it first`);
     }
     const expiresAt = connection.token_expires_at?.getTime() ?? 0;
-    const token =
-      expiresAt - this.#now().getTime() > REFRESH_MARGIN_MS
-        ? this.#open(connection, 'access_token', connection.access_token)
-        : await this.#renew(connection);
+    return expiresAt - this.#now().getTime() > REFRESH_MARGIN_MS
+      ? this.#open(connection, 'access_token', connection.access_token)
+      : await this.#renew(connection);
+  }
+
+  /** The org's REST API, its session renewed first when it expires within the margin. */
+  async client(connection: connections.ConnectionCredentials): Promise<salesforce.SalesforceClient> {
+    const token = await this.accessToken(connection);
     return new salesforce.SalesforceClient(connection.instance_url ?? '', token, () => this.#renew(connection));
   }
 
@@ -245,7 +249,7 @@ export class SalesforceSync {
   }
 
   /** The records' events through the deal-event batch; a deleted record becomes a deleted deal where the org has it. */
-  private async apply(
+  async apply(
     orgId: string,
     sfOrgId: string,
     reading: OrgReading,
@@ -280,7 +284,7 @@ export class SalesforceSync {
     return { problems, lastChange: lastChange === null ? null : new Date(lastChange) };
   }
 
-  private async reportProblems(orgId: string, connectionId: string, problems: readonly string[]): Promise<void> {
+  async reportProblems(orgId: string, connectionId: string, problems: readonly string[]): Promise<void> {
     if (problems.length === 0) return;
     const shown = problems.slice(0, 5).join('; ');
     await connections.recordProblem(

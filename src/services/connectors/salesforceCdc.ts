@@ -1,0 +1,358 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { deletionKey, type OpportunityRecord, opportunitiesByIdQuery } from '../../domain/connectors/salesforce.ts';
+import {
+  type ChangeContext,
+  changeEvent,
+  headerOf,
+  isGap,
+  RefusedChange,
+} from '../../domain/connectors/salesforceChanges.ts';
+import { parseDealEvent } from '../../domain/deals/event.ts';
+import type { JsonObject } from '../../domain/json.ts';
+import { Refusal } from '../../domain/refusal.ts';
+import * as connections from '../../repositories/connections.ts';
+import * as deals from '../../repositories/deals.ts';
+import type { Transactor } from '../../repositories/transaction.ts';
+import type { BatchEvent, DealEventBatch } from '../dealEventBatch.ts';
+import { CrmRefusal } from './crmRefusal.ts';
+import type { SalesforceClient } from './salesforceApi.ts';
+import {
+  connectPubSub,
+  type FetchResponse,
+  isReplayIdRefused,
+  isStreamEnd,
+  type PubSubClient,
+  type StreamEnd,
+  type Subscription,
+} from './salesforcePubSub.ts';
+import type { OrgReading, SalesforceSync } from './salesforceSync.ts';
+
+/** The change channel of Opportunities (Setup → Change Data Capture: Opportunity selected). */
+export const OPPORTUNITY_CHANNEL = '/data/OpportunityChangeEvent';
+
+export interface CdcOptions {
+  /** The Pub/Sub API's address (`api.pubsub.salesforce.com:7443`). */
+  pubSubUrl: string;
+  now?: () => Date;
+  /** Events asked for at once (FetchRequest's `num_requested`). */
+  batchSize?: number;
+  leaseMs?: number;
+  /** The first wait before subscribing again after a dropped stream; doubled per failure, up to 30 s. */
+  retryMs?: number;
+}
+
+interface Running {
+  stopped: boolean;
+  subscription: Subscription | null;
+  wake: (() => void) | null;
+  done: Promise<void>;
+}
+
+type SessionEnd = StreamEnd | 'stopped' | 'lost';
+
+/**
+ * The Change Data Capture subscriber of each Salesforce connection (docs/connectors.md, "Live changes"): one per
+ * connection across every process, by a lease on the connection's row taken and renewed by its holder (taken over
+ * once it lapses, when the holder died). It subscribes to `/data/OpportunityChangeEvent` after the stored replay id
+ * (the earliest retained event the first time), turns each batch's changes into deal events through the deal-event
+ * batch, each with the dedup key of its change (transaction key and sequence number, per record), and stores the
+ * replay id after the batch is committed before it asks for more. GAP events and UPDATEs of records Quotient does
+ * not have are answered by reading the records over REST; a replay id Salesforce refuses (past the retention) by a
+ * re-sync from the connection's last change, then a subscription from the earliest retained event. A dropped
+ * stream is subscribed again from the stored replay id, with backoff.
+ */
+export class SalesforceCdc {
+  readonly #db: Transactor;
+  readonly #batch: DealEventBatch;
+  readonly #sync: SalesforceSync;
+  readonly #options: Required<Omit<CdcOptions, 'now'>>;
+  readonly #now: () => Date;
+  readonly #holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  readonly #running = new Map<string, Running>();
+  #serving = false;
+  #closing = false;
+
+  constructor(db: Transactor, batch: DealEventBatch, sync: SalesforceSync, options: CdcOptions) {
+    this.#db = db;
+    this.#batch = batch;
+    this.#sync = sync;
+    this.#now = options.now ?? (() => new Date());
+    this.#options = {
+      pubSubUrl: options.pubSubUrl,
+      batchSize: options.batchSize ?? 100,
+      leaseMs: options.leaseMs ?? 60_000,
+      retryMs: options.retryMs ?? 250,
+    };
+  }
+
+  /**
+   * This process serves: it runs a subscriber for each Salesforce connection that is authorized and not paused now
+   * (each then held by one process at a time), and for each connected from now on. Other processes (the CLI) never
+   * run one.
+   */
+  async serve(): Promise<void> {
+    this.#serving = true;
+    for (const found of await connections.subscribable(this.#db.statements)) this.start(found.org_id, found.id);
+  }
+
+  /** Starts the connection's subscriber in this process, if it serves and the subscriber does not run here yet. */
+  start(orgId: string, id: string): void {
+    const key = `${orgId}/${id}`;
+    if (!this.#serving || this.#closing || this.#running.has(key)) return;
+    const running: Running = { stopped: false, subscription: null, wake: null, done: Promise.resolve() };
+    running.done = this.#run(orgId, id, running)
+      .catch(async (error: unknown) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        await connections
+          .recordFailure(this.#db.statements, orgId, id, `the change subscriber stopped: ${reason}`, [])
+          .catch(() => undefined);
+      })
+      .finally(() => {
+        if (this.#running.get(key) === running) this.#running.delete(key);
+      });
+    this.#running.set(key, running);
+  }
+
+  /** Stops the connection's subscriber (paused, removed, or the process closes) after the batch in hand. */
+  async stop(orgId: string, id: string): Promise<void> {
+    const running = this.#running.get(`${orgId}/${id}`);
+    if (!running) return;
+    running.stopped = true;
+    running.subscription?.cancel();
+    running.wake?.();
+    await running.done;
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    await Promise.all([...this.#running.keys()].map((key) => this.stop(...(key.split('/') as [string, string]))));
+  }
+
+  #until(): Date {
+    return new Date(this.#now().getTime() + this.#options.leaseMs);
+  }
+
+  async #sleep(running: Running, ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      running.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    running.wake = null;
+  }
+
+  async #run(orgId: string, id: string, running: Running): Promise<void> {
+    let failures = 0;
+    try {
+      while (!running.stopped) {
+        const lease = { holder: this.#holder, now: this.#now(), until: this.#until() };
+        const stand = await connections.takeSubscriberLease(this.#db.statements, orgId, id, lease);
+        if (!stand) {
+          const found = await connections.find(this.#db.statements, orgId, id);
+          if (!found || found.status === 'paused') return;
+          await this.#sleep(running, this.#options.leaseMs / 2);
+          continue;
+        }
+        const end = await this.#session(orgId, id, stand, running).catch((error: unknown) => {
+          if (error instanceof CrmRefusal) return { code: -1, message: error.message, errorCode: null };
+          throw error;
+        });
+        if (end === 'stopped') return;
+        if (end === 'lost') continue;
+        if (end.code === 0) failures = 0;
+        else if (isReplayIdRefused(end)) {
+          await this.#reconcile(orgId, id, stand, running);
+          failures = 0;
+          continue;
+        } else {
+          failures += 1;
+          if (failures >= 3) {
+            const message = end.code === -1 ? end.message : `Salesforce Pub/Sub answered ${end.code}: ${end.message}`;
+            await connections.recordFailure(this.#db.statements, orgId, id, message, []);
+          }
+        }
+        await this.#sleep(running, Math.min(30_000, this.#options.retryMs * 2 ** Math.max(0, failures - 1)));
+      }
+    } finally {
+      await connections.releaseSubscriberLease(this.#db.statements, orgId, id, this.#holder);
+    }
+  }
+
+  /** The replay id is past Salesforce's retention: what changed since the last change seen is read over REST. */
+  async #reconcile(orgId: string, id: string, stand: connections.SubscriberStand, running: Running): Promise<void> {
+    await connections.setStatus(this.#db.statements, orgId, id, 'syncing', { syncFrom: stand.last_change_at });
+    await this.#sync.backfill(orgId, id, () => running.stopped);
+    await connections.storeReplayId(this.#db.statements, orgId, id, {
+      holder: this.#holder,
+      replayId: null,
+      lastChangeAt: null,
+      until: this.#until(),
+    });
+  }
+
+  /** One Subscribe stream, batch by batch, until it ends, the subscriber stops, or the lease is lost. */
+  async #session(orgId: string, id: string, stand: connections.SubscriberStand, running: Running): Promise<SessionEnd> {
+    const connection = await connections.findCredentials(this.#db.statements, orgId, id);
+    if (!connection?.account_id || !connection.instance_url) return 'stopped';
+    const sfOrgId = connection.account_id;
+    const client = await this.#sync.client(connection);
+    const reading = { current: await this.#sync.orgReading(orgId, client) };
+    const pubsub = connectPubSub(this.#options.pubSubUrl, {
+      accessToken: await this.#sync.accessToken(connection),
+      instanceUrl: connection.instance_url,
+      tenantId: sfOrgId,
+    });
+    let replayId = stand.cdc_replay_id;
+    const after = replayId === null ? null : Buffer.from(replayId, 'base64');
+    const subscription = pubsub.subscribe(OPPORTUNITY_CHANNEL, after, this.#options.batchSize);
+    running.subscription = subscription;
+    const renewal = setInterval(() => {
+      const lease = { holder: this.#holder, now: this.#now(), until: this.#until() };
+      connections
+        .takeSubscriberLease(this.#db.statements, orgId, id, lease)
+        .then((kept) => {
+          if (!kept) subscription.cancel();
+        })
+        .catch(() => undefined);
+    }, this.#options.leaseMs / 3);
+    try {
+      for (let first = true; ; first = false) {
+        const item = await subscription.next();
+        if (running.stopped) return 'stopped';
+        if (isStreamEnd(item)) return item;
+        if (first) {
+          // Subscribed: a failure to reach Salesforce before is over (problems of records stay until the next one).
+          await connections.recordSuccess(this.#db.statements, orgId, id, {
+            appliedIds: [],
+            lastChangeAt: null,
+            synced: false,
+          });
+        }
+        const lastChange = await this.#commit(orgId, id, sfOrgId, client, reading, pubsub, item);
+        const last = item.events.at(-1)?.replay_id ?? item.latest_replay_id;
+        if (last && last.length > 0) replayId = last.toString('base64');
+        const kept = await connections.storeReplayId(this.#db.statements, orgId, id, {
+          holder: this.#holder,
+          replayId,
+          lastChangeAt: lastChange,
+          until: this.#until(),
+        });
+        if (!kept) {
+          subscription.cancel();
+          return 'lost';
+        }
+        if (item.events.length > 0) subscription.request(item.events.length);
+      }
+    } finally {
+      clearInterval(renewal);
+      running.subscription = null;
+      subscription.cancel();
+      pubsub.close();
+    }
+  }
+
+  /** A batch's changes applied: its deal events, its deletions, and the records GAP events name read over REST. */
+  async #commit(
+    orgId: string,
+    id: string,
+    sfOrgId: string,
+    client: SalesforceClient,
+    reading: { current: OrgReading },
+    pubsub: PubSubClient,
+    response: FetchResponse,
+  ): Promise<Date | null> {
+    if (response.events.length === 0) return null;
+    const events: BatchEvent[] = [];
+    const problems: string[] = [];
+    const refetch = new Set<string>();
+    const created = new Set<string>();
+    let lastChange: number | null = null;
+    let refreshed = false;
+    for (const consumer of response.events) {
+      const { payload, schema } = await pubsub.decode(consumer);
+      const header = headerOf(payload, schema);
+      if (header.entityName !== '' && header.entityName !== 'Opportunity') continue;
+      if (header.commitTimestamp > 0) lastChange = Math.max(lastChange ?? 0, header.commitTimestamp);
+      for (const recordId of header.recordIds) {
+        if (isGap(header.changeType)) {
+          refetch.add(recordId);
+          continue;
+        }
+        const existing = await deals.findByExternalId(this.#db.statements, orgId, recordId);
+        if (header.changeType === 'DELETE') {
+          if (existing || created.has(recordId)) events.push(deletion(sfOrgId, recordId));
+          continue;
+        }
+        if (header.changeType === 'UPDATE' && !existing && !created.has(recordId)) {
+          refetch.add(recordId);
+          continue;
+        }
+        const read = () => changeEvent(contextOf(sfOrgId, reading.current, existing), recordId, header, payload);
+        try {
+          let body: JsonObject;
+          try {
+            body = read();
+          } catch (error) {
+            // A user added since the subscription began: the org's users are read again, once a batch.
+            if (!(error instanceof RefusedChange) || !error.message.startsWith('owner:') || refreshed) throw error;
+            refreshed = true;
+            reading.current = await this.#sync.orgReading(orgId, client);
+            body = read();
+          }
+          events.push({ event: parseDealEvent(body), body });
+          created.add(recordId);
+        } catch (error) {
+          if (!(error instanceof RefusedChange) && !(error instanceof Refusal)) throw error;
+          problems.push(`Salesforce Opportunity ${recordId}: ${error.message}`);
+        }
+      }
+    }
+    if (events.length > 0) {
+      await this.#batch.ingestAll({ orgId, keyId: null, events, receivedAt: this.#now() });
+    }
+    if (refetch.size > 0) {
+      const soql = opportunitiesByIdQuery(reading.current.fields, [...refetch].sort());
+      const page = await client.page(soql, { all: true });
+      const records: OpportunityRecord[] = [...page.records];
+      let next = page.next;
+      while (next !== undefined) {
+        const more = await client.next(next);
+        records.push(...more.records);
+        next = more.next;
+      }
+      const applied = await this.#sync.apply(orgId, sfOrgId, reading.current, records);
+      problems.push(...applied.problems);
+    }
+    await this.#sync.reportProblems(orgId, id, problems);
+    return lastChange === null ? null : new Date(lastChange);
+  }
+}
+
+function contextOf(sfOrgId: string, reading: OrgReading, existing: deals.DealRecord | null): ChangeContext {
+  const reps = new Map(reading.owners.map((owner) => [owner.owner_id, owner.rep_external_id]));
+  const custom: Record<string, string> = {};
+  for (const [field, spec] of Object.entries(reading.mapping.custom)) {
+    if (typeof spec.column === 'string') custom[field] = spec.column;
+  }
+  return {
+    sfOrgId,
+    stages: reading.stages,
+    repOfUser: (userId) => reps.get(userId) ?? null,
+    currency: existing?.currency ?? reading.corporateCurrency ?? reading.fallbackCurrency,
+    custom,
+  };
+}
+
+/** A deletion, with the dedup key a re-sync's read of the deleted record has too: the deal is deleted once. */
+function deletion(sfOrgId: string, recordId: string): BatchEvent {
+  const body: JsonObject = {
+    external_id: recordId,
+    event_type: 'delete',
+    state: {},
+    dedup_key: deletionKey(sfOrgId, recordId),
+  };
+  return { event: parseDealEvent(body), body };
+}
