@@ -1316,6 +1316,36 @@ export interface paths {
         patch: operations["updateIdentityProvider"];
         trace?: never;
     };
+    "/admin/v1/identity-providers/{id}/scim-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make the provider's SCIM token
+         * @description Makes the bearer token with which the identity provider's SCIM 2.0 client (Okta's or Entra ID's
+         *     provisioning) creates, changes and deactivates the org's reps at `scim_base_url`
+         *     (docs/sso.md, "Provisioning with SCIM"). The token is shown once; only its SHA-256 is kept.
+         *     A provider has one token: making a new one ends the one before at once, so paste the new one
+         *     into the provider straight away. Audited as `identity_provider.scim_token_issued`, never with the
+         *     token.
+         */
+        post: operations["createScimToken"];
+        /**
+         * End the provider's SCIM token
+         * @description The provider's SCIM client is refused from its next request (`401`). Reps it provisioned stay as
+         *     they are. Audited as `identity_provider.scim_token_revoked` when there was a token.
+         */
+        delete: operations["deleteScimToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/reps/{id}/sign-in-links": {
         parameters: {
             query?: never;
@@ -2845,6 +2875,24 @@ export interface components {
             /** @description Null stops linking people to reps by a claim (invitations only). */
             owner_id_claim?: string | null;
             admins_allowed?: boolean;
+        };
+        /** @description A provider's SCIM token, shown once. */
+        ScimToken: {
+            identity_provider_id: string;
+            identity_provider_name: string;
+            /**
+             * @description The bearer token for the provider's SCIM client (`Authorization: Bearer <token>`); starts with `qscim_`.
+             * @example qscim_3q2-7wQm0yQb0x6d3tZg1i8Zp9Ck5bq2yGQhHqJ2c6M
+             */
+            token: string;
+            /**
+             * Format: uri
+             * @description The SCIM 2.0 base URL to configure in the provider (Okta's "SCIM connector base URL", Entra's "Tenant URL").
+             * @example https://quotient.example.com/scim/v2
+             */
+            scim_base_url: string;
+            /** Format: date-time */
+            created_at: string;
         };
         /** @description The ways a person with the email asked about can sign in to the console. */
         SignInOptions: {
@@ -5537,6 +5585,60 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createScimToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new token, shown this once, and where the SCIM client sends its requests. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScimToken"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteScimToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended (or there was none). */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

@@ -49,6 +49,7 @@ import { RepNames } from './services/repNames.ts';
 import { RepSessions } from './services/repSessions.ts';
 import { RepReader } from './services/reps.ts';
 import { RepTokens } from './services/repTokens.ts';
+import { ScimProvisioning } from './services/scimProvisioning.ts';
 import { StatementReader } from './services/statements.ts';
 import { UserReader } from './services/users.ts';
 import { withDealWebhooks, withPeriodWebhooks } from './services/webhookAnnouncements.ts';
@@ -134,6 +135,8 @@ export interface AdminServices {
   quotas: QuotaAdmin;
   reps: RepReader;
   repDepartures: RepDepartures;
+  /** Reps provisioned by identity providers' SCIM clients (docs/sso.md#provisioning-with-scim). */
+  scimProvisioning: ScimProvisioning;
   /** Reps' display names, set by admins (the portal's sign-in shares the instance). */
   repNames: RepNames;
   webhooks: WebhookAdmin;
@@ -220,6 +223,7 @@ export function composeServices(input: CompositionInput): Services {
   const adminSessions = new AdminSessions(db, { settings: sessionSettings, ...clock });
   const repSessions = new RepSessions(db, { settings: sessionSettings, ...clock });
   const repNames = new RepNames(db);
+  const repDepartures = new RepDepartures(db, { ...clock, recompute });
   const repTokens = new RepTokens(pool, clock);
   const secrets = secretBox(
     secretKeySource({
@@ -283,7 +287,8 @@ export function composeServices(input: CompositionInput): Services {
       repHierarchy: new RepHierarchyAdmin(db, recompute, pool, planAcceptances),
       quotas: new QuotaAdmin(db, recompute, pool, planAcceptances),
       reps: new RepReader(db),
-      repDepartures: new RepDepartures(db, { ...clock, recompute }),
+      repDepartures,
+      scimProvisioning: new ScimProvisioning(db, { departures: repDepartures, names: repNames, ...clock }),
       repNames,
       webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
       audit: new AuditLogReader(db),

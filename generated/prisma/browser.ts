@@ -153,6 +153,11 @@ export type ExchangeRate = Prisma.ExchangeRateModel
  */
 export type IdentityProvider = Prisma.IdentityProviderModel
 /**
+ * Model ScimUser
+ * 
+ */
+export type ScimUser = Prisma.ScimUserModel
+/**
  * Model SsoSignInAttempt
  * 
  */

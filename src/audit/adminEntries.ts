@@ -21,12 +21,22 @@ export type AdminActor =
 
 export const CLI_ACTOR: AdminActor = { kind: 'cli' };
 
+/** An identity provider's SCIM client, which changes reps for the admins (docs/sso.md#provisioning-with-scim). */
+export interface ScimActor {
+  kind: 'scim';
+  providerId: string;
+  providerName: string;
+}
+
+/** Whoever an admin-side audit entry names: an admin (console or CLI) or a provisioning client. */
+export type AuditActor = AdminActor | ScimActor;
+
 /** The audit entry of an admin action (key created, plan applied, period locked, …). */
 export function adminAuditEntry(
   orgId: string,
   action: string,
   details: Record<string, unknown>,
-  actor: AdminActor = CLI_ACTOR,
+  actor: AuditActor = CLI_ACTOR,
 ): AuditEntryInput {
   const base = { id: newId('aud'), org_id: orgId, occurred_at: new Date(), actor_type: 'admin' as const, action };
   if (actor.kind === 'cli') {
@@ -34,6 +44,13 @@ export function adminAuditEntry(
       ...base,
       actor: 'cli',
       details: { ...details, via: 'cli', os_user: userInfo().username } as AuditEntryInput['details'],
+    };
+  }
+  if (actor.kind === 'scim') {
+    return {
+      ...base,
+      actor: `scim:${actor.providerName}`,
+      details: { ...details, via: 'scim', identity_provider_id: actor.providerId } as AuditEntryInput['details'],
     };
   }
   return {

@@ -18,15 +18,16 @@ import { requestContext } from './middleware/requestContext.ts';
 import { portalAppRouter } from './portal/app.ts';
 import { portalRouter } from './portal/router.ts';
 import { contractHandlers } from './routes/index.ts';
+import { scimRouter } from './scim/router.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
  * Paths served outside the contract: /metrics, /docs, the admin console and API under /admin, the rep portal under
- * /portal and the CRMs' webhooks under /connectors. Express matches
+ * /portal, the CRMs' webhooks under /connectors and identity providers' SCIM clients under /scim/v2. Express matches
  * routes case-insensitively, so this test does too; it may match more than those routers serve (they pass it on).
  */
-const OUTSIDE_CONTRACT = /^\/(?:metrics|docs|admin|portal|connectors)/i;
+const OUTSIDE_CONTRACT = /^\/(?:metrics|docs|admin|portal|connectors|scim)/i;
 
 /** What the app serves with: the public API's services from the composition root, and the access layer's parts. */
 export interface AppDeps extends ApiServices {
@@ -75,6 +76,7 @@ export function createApp(deps: AppDeps): Express {
     );
     outsideContract.use(consoleRouter());
     outsideContract.use(connectorWebhooksRouter(deps.admin.services.hubspotWebhooks, deps.logger));
+    outsideContract.use(scimRouter(deps.admin.services.scimProvisioning, deps.logger));
   }
   if (deps.portal) {
     outsideContract.use(portalRouter(deps.portal, deps.logger));

@@ -7,7 +7,8 @@ export type CredentialKind =
   | 'admin_session'
   | 'rep_session'
   | 'rep_sign_in_link'
-  | 'sso_state';
+  | 'sso_state'
+  | 'scim_token';
 
 /**
  * The org of a credential before its org is known, from the reference table credential_orgs by its whole key; null

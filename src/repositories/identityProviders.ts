@@ -156,3 +156,60 @@ export async function listAdminSignInForDomain(tx: Transaction, domain: string):
     values: [domain],
   });
 }
+
+/** A provider as its SCIM client acts through it: which org and provider a SCIM token stands for. */
+export interface ScimTokenHolder {
+  id: string;
+  org_id: string;
+  name: string;
+  scim_token_created_at: Date;
+}
+
+/**
+ * Gives the provider a new SCIM token (only its digest is kept) and ends the one before at once, in credential_orgs
+ * too; null when the org has no provider of that id or name. `digest` null only ends the token.
+ */
+export async function replaceScimToken(
+  tx: Transaction,
+  orgId: string,
+  idOrName: string,
+  digest: string | null,
+  at: Date,
+): Promise<{ id: string; name: string; had_token: boolean } | null> {
+  const found = await tx.query<{ id: string; name: string; scim_token_digest: string | null }>({
+    text: `SELECT id, name, scim_token_digest FROM identity_providers
+            WHERE org_id = $1 AND (id = $2 OR name = $2) FOR UPDATE`,
+    values: [orgId, idOrName],
+  });
+  const provider = found[0];
+  if (!provider) return null;
+  if (provider.scim_token_digest !== null) {
+    await tx.query({
+      text: `DELETE FROM credential_orgs WHERE kind = 'scim_token' AND lookup = $1`,
+      values: [provider.scim_token_digest],
+    });
+  }
+  await tx.query({
+    text: `UPDATE identity_providers SET scim_token_digest = $3::text,
+                  scim_token_created_at = CASE WHEN $3::text IS NULL THEN NULL ELSE $4::timestamptz END
+            WHERE org_id = $1 AND id = $2`,
+    values: [orgId, provider.id, digest, at],
+  });
+  if (digest !== null) {
+    await tx.query({
+      text: `INSERT INTO credential_orgs (kind, lookup, org_id, created_at) VALUES ('scim_token', $1, $2, $3)`,
+      values: [digest, orgId, at],
+    });
+  }
+  return { id: provider.id, name: provider.name, had_token: provider.scim_token_digest !== null };
+}
+
+/** The org's provider whose SCIM token has this digest, or null. */
+export async function findByScimToken(tx: Transaction, orgId: string, digest: string): Promise<ScimTokenHolder | null> {
+  const rows = await tx.query<ScimTokenHolder>({
+    text: `SELECT id, org_id, name, scim_token_created_at FROM identity_providers
+            WHERE org_id = $1 AND scim_token_digest = $2`,
+    values: [orgId, digest],
+  });
+  return rows[0] ?? null;
+}

@@ -1,4 +1,4 @@
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
+import { type AuditActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import { isCalendarDate } from '../domain/periods.ts';
 import { Refusal } from '../domain/refusal.ts';
 import * as audit from '../repositories/audit.ts';
@@ -49,7 +49,7 @@ export class RepDepartures {
     orgId: string,
     repId: string,
     leavingDate: string,
-    actor: AdminActor = CLI_ACTOR,
+    actor: AuditActor = CLI_ACTOR,
   ): Promise<RepDeparture> {
     if (!isCalendarDate(leavingDate)) {
       throw new Refusal('invalid_body', `leaving_date: ${JSON.stringify(leavingDate)} is not a date (YYYY-MM-DD)`);
@@ -93,7 +93,7 @@ export class RepDepartures {
     return this.#recomputeRep(orgId, departure);
   }
 
-  async reactivate(orgId: string, repId: string, actor: AdminActor = CLI_ACTOR): Promise<RepDeparture> {
+  async reactivate(orgId: string, repId: string, actor: AuditActor = CLI_ACTOR): Promise<RepDeparture> {
     const departure = await this.#db.run(async (tx) => {
       const rep = await users.lockRepDeparture(tx, orgId, repId);
       if (!rep) throw new Refusal('not_found', `no rep ${repId}`);

@@ -4,7 +4,7 @@ import type { RunningServer } from '../../src/main.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import type { AdminClient } from '../helpers/adminClient.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
-import { testDatabase } from '../helpers/database.ts';
+import { testDatabase, testPool } from '../helpers/database.ts';
 import { test } from '../helpers/fixtures.ts';
 import { MINT_SCOPES } from '../helpers/repWorld.ts';
 import { sdkClient } from '../helpers/sdk.ts';
@@ -147,5 +147,145 @@ describe('leavers and returners', () => {
     const back = await runCli(['users', 'reactivate', 'rep-cli', '--org', org.id, '--json']);
     assert.equal(back.code, 0, back.stderr);
     assert.equal((onlyJson(back) as { active?: boolean }).active, true);
+  });
+});
+
+// Provisioning with SCIM (docs/sso.md#provisioning-with-scim): the requests as Okta's and Entra ID's provisioning
+// clients send them (RFC 7644; Entra's PATCH with "False" as a string), with the org's SCIM token.
+describe('SCIM provisioning', () => {
+  const SCIM = 'application/scim+json';
+  const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+  const QUOTIENT = 'urn:ietf:params:scim:schemas:extension:quotient:2.0:User';
+
+  test('an identity provider creates, finds, deactivates and reactivates reps; bad tokens and bad users change nothing', async ({
+    server,
+    newOrg,
+    signedIn,
+  }) => {
+    const { org, client } = await newOrg({ scopes: MINT_SCOPES });
+    await client.deals.ingestEvent({
+      external_id: 'opp-scim',
+      state: { amount_cents: 100_000, stage: 'open', close_date: '2026-04-20', owner_external_id: 'rep-ana' },
+    });
+    const { client: admin } = await signedIn('admin', org.id);
+    const ana = (await admin.api.GET('/admin/v1/reps')).data?.reps.find((each) => each.external_id === 'rep-ana');
+    assert.ok(ana);
+    await admin.api.POST('/admin/v1/reps/{id}/invitations', {
+      params: { path: { id: ana.id } },
+      body: { email: 'ana@acme.test' },
+    });
+    // The shared server keeps no secrets (no QUOTIENT_SECRET_KEY), so the provider is written as the admin API would
+    // store it; its client secret is never read here (SCIM needs only the provider's token).
+    const provider = { data: { id: `idp_scim${org.id.slice(-8)}` } };
+    await testPool().query(
+      `INSERT INTO identity_providers (id, org_id, name, issuer, client_id, client_secret, email_domains)
+       VALUES ($1, $2, 'okta', 'https://acme.okta.test', 'quotient', 'sealed', ARRAY['acme.test'])`,
+      [provider.data.id, org.id],
+    );
+    const issued = await admin.api.POST('/admin/v1/identity-providers/{id}/scim-token', {
+      params: { path: { id: provider.data.id } },
+    });
+    assert.equal(issued.response.status, 201);
+    assert.ok(issued.data?.token.startsWith('qscim_'));
+    assert.equal(issued.data?.scim_base_url, `${server.url}/scim/v2`);
+    const token = issued.data?.token ?? '';
+    const scim = async (method: string, path: string, body?: unknown, bearer = token) => {
+      const response = await fetch(`${server.url}/scim/v2${path}`, {
+        method,
+        headers: { authorization: `Bearer ${bearer}`, accept: SCIM, ...(body ? { 'content-type': SCIM } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      const text = await response.text();
+      // biome-ignore lint/suspicious/noExplicitAny: a SCIM document is read member by member, as a client would
+      return { status: response.status, body: text ? (JSON.parse(text) as Record<string, any>) : null };
+    };
+    const repOf = async (id: string) => (await admin.api.GET('/admin/v1/reps')).data?.reps.find((r) => r.id === id);
+
+    // Okta looks a person up by userName first: the rep invited with the email, in any case.
+    const found = await scim('GET', `/Users?filter=${encodeURIComponent('userName eq "Ana@Acme.test"')}`);
+    assert.equal(found.status, 200);
+    assert.deepEqual(
+      [found.body?.totalResults, found.body?.Resources?.[0]?.id, found.body?.Resources?.[0]?.[QUOTIENT]?.repExternalId],
+      [1, ana.id, 'rep-ana'],
+    );
+    assert.equal((await scim('GET', '/ServiceProviderConfig')).body?.patch?.supported, true);
+
+    // Okta's create of that person links them to the rep, with the name it sends.
+    const linked = await scim('POST', '/Users', {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+      userName: 'ana@acme.test',
+      externalId: '00u1okta',
+      name: { givenName: 'Ana', familyName: 'Alvarez' },
+      emails: [{ primary: true, value: 'ana@acme.test', type: 'work' }],
+      active: true,
+    });
+    assert.equal(linked.status, 201, JSON.stringify(linked.body));
+    assert.deepEqual([linked.body?.id, linked.body?.externalId, linked.body?.active], [ana.id, '00u1okta', true]);
+    assert.equal((await repOf(ana.id))?.display_name, 'Ana Alvarez');
+    // The same userName again is a conflict, as RFC 7644 says.
+    const again = await scim('POST', '/Users', { userName: 'ANA@acme.test', active: true });
+    assert.deepEqual([again.status, again.body?.scimType], [409, 'uniqueness']);
+
+    // A person who is no rep is refused, saying how to make one; with the CRM owner id, the rep is created.
+    const stranger = await scim('POST', '/Users', { userName: 'bo@acme.test', active: true });
+    assert.equal(stranger.status, 400);
+    assert.match(String(stranger.body?.detail), /repExternalId/);
+    const bo = await scim('POST', '/Users', {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User', QUOTIENT],
+      userName: 'bo@acme.test',
+      active: true,
+      [QUOTIENT]: { repExternalId: 'rep-bo' },
+    });
+    assert.equal(bo.status, 201, JSON.stringify(bo.body));
+    assert.equal(bo.body?.[QUOTIENT]?.repExternalId, 'rep-bo');
+
+    // Okta deactivates with a PATCH of active: the rep leaves that day, their tokens end.
+    const minted = await client.repTokens.create({ user_external_id: 'rep-ana' });
+    const okta = await scim('PATCH', `/Users/${ana.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', value: { active: false } }],
+    });
+    assert.equal(okta.status, 200, JSON.stringify(okta.body));
+    const today = new Date().toISOString().slice(0, 10);
+    assert.deepEqual([okta.body?.active, okta.body?.[QUOTIENT]?.leavingDate], [false, today]);
+    assert.equal((await repOf(ana.id))?.leaving_date, today);
+    assert.equal(
+      (
+        await sdkClient(server, minted.token, { maxRetries: 0 })
+          .deals.listPage()
+          .catch((e) => e)
+      ).status,
+      401,
+    );
+
+    // Entra sends the boolean as a string, with a capitalised op: the rep comes back.
+    const entra = await scim('PATCH', `/Users/${ana.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'Replace', path: 'active', value: 'True' }],
+    });
+    assert.equal(entra.status, 200, JSON.stringify(entra.body));
+    assert.deepEqual([(await repOf(ana.id))?.deactivated_at, (await repOf(ana.id))?.leaving_date], [null, null]);
+    // A leaving date that is no date is refused before anything changes.
+    const badDate = await scim('PUT', `/Users/${ana.id}`, {
+      userName: 'ana@acme.test',
+      active: false,
+      [QUOTIENT]: { leavingDate: '31/12/2026' },
+    });
+    assert.equal(badDate.status, 400);
+    assert.equal((await repOf(ana.id))?.deactivated_at, null);
+
+    // DELETE: the rep leaves (never deleted: the history stays) and is gone for the client.
+    assert.equal((await scim('DELETE', `/Users/${ana.id}`)).status, 204);
+    assert.equal((await scim('GET', `/Users/${ana.id}`)).status, 404);
+    assert.deepEqual([(await repOf(ana.id))?.leaving_date, (await repOf(ana.id))?.external_id], [today, 'rep-ana']);
+
+    // Wrong, missing or revoked tokens: 401 in SCIM's error form.
+    const forged = await scim('GET', '/Users', undefined, 'qscim_forged');
+    assert.deepEqual([forged.status, forged.body?.schemas], [401, ['urn:ietf:params:scim:api:messages:2.0:Error']]);
+    const revoked = await admin.api.DELETE('/admin/v1/identity-providers/{id}/scim-token', {
+      params: { path: { id: provider.data.id } },
+    });
+    assert.equal(revoked.response.status, 204);
+    assert.equal((await scim('GET', '/Users')).status, 401);
   });
 });

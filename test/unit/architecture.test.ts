@@ -69,6 +69,7 @@ const REPOSITORIES = [
   'repSessions',
   'repSignInLinks',
   'repTokens',
+  'scimUsers',
   'sourceEvents',
   'ssoSignInAttempts',
   'statementApprovals',

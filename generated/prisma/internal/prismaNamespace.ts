@@ -424,6 +424,7 @@ export const ModelName = {
   WebhookAttempt: 'WebhookAttempt',
   ExchangeRate: 'ExchangeRate',
   IdentityProvider: 'IdentityProvider',
+  ScimUser: 'ScimUser',
   SsoSignInAttempt: 'SsoSignInAttempt',
   RepInvitation: 'RepInvitation',
   RepSignInLink: 'RepSignInLink',
@@ -460,7 +461,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "credentialOrg" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "periodReopenRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance" | "planAcceptanceDocument" | "pendingEvaluation" | "crmConnection" | "feedWriterSlot"
+    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "credentialOrg" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "scimUser" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "periodReopenRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance" | "planAcceptanceDocument" | "pendingEvaluation" | "crmConnection" | "feedWriterSlot"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2459,6 +2460,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.IdentityProviderCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.IdentityProviderCountAggregateOutputType> | number
+        }
+      }
+    }
+    ScimUser: {
+      payload: Prisma.$ScimUserPayload<ExtArgs>
+      fields: Prisma.ScimUserFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ScimUserFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScimUserPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ScimUserFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScimUserPayload>
+        }
+        findFirst: {
+          args: Prisma.ScimUserFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScimUserPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ScimUserFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScimUserPayload>
+        }
+        findMany: {
+          args: Prisma.ScimUserFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScimUserPayload>[]
+        }
+        create: {
+          args: Prisma.ScimUserCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScimUserPayload>
+        }
+        createMany: {
+          args: Prisma.ScimUserCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ScimUserCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScimUserPayload>[]
+        }
+        delete: {
+          args: Prisma.ScimUserDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScimUserPayload>
+        }
+        update: {
+          args: Prisma.ScimUserUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScimUserPayload>
+        }
+        deleteMany: {
+          args: Prisma.ScimUserDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ScimUserUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ScimUserUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScimUserPayload>[]
+        }
+        upsert: {
+          args: Prisma.ScimUserUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScimUserPayload>
+        }
+        aggregate: {
+          args: Prisma.ScimUserAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateScimUser>
+        }
+        groupBy: {
+          args: Prisma.ScimUserGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ScimUserGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ScimUserCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ScimUserCountAggregateOutputType> | number
         }
       }
     }
@@ -4466,10 +4541,25 @@ export const IdentityProviderScalarFieldEnum = {
   email_claim: 'email_claim',
   owner_id_claim: 'owner_id_claim',
   admins_allowed: 'admins_allowed',
+  scim_token_digest: 'scim_token_digest',
+  scim_token_created_at: 'scim_token_created_at',
   created_at: 'created_at'
 } as const
 
 export type IdentityProviderScalarFieldEnum = (typeof IdentityProviderScalarFieldEnum)[keyof typeof IdentityProviderScalarFieldEnum]
+
+
+export const ScimUserScalarFieldEnum = {
+  org_id: 'org_id',
+  user_id: 'user_id',
+  provider_id: 'provider_id',
+  user_name: 'user_name',
+  idp_external_id: 'idp_external_id',
+  created_at: 'created_at',
+  updated_at: 'updated_at'
+} as const
+
+export type ScimUserScalarFieldEnum = (typeof ScimUserScalarFieldEnum)[keyof typeof ScimUserScalarFieldEnum]
 
 
 export const SsoSignInAttemptScalarFieldEnum = {
@@ -5126,6 +5216,7 @@ export type GlobalOmitConfig = {
   webhookAttempt?: Prisma.WebhookAttemptOmit
   exchangeRate?: Prisma.ExchangeRateOmit
   identityProvider?: Prisma.IdentityProviderOmit
+  scimUser?: Prisma.ScimUserOmit
   ssoSignInAttempt?: Prisma.SsoSignInAttemptOmit
   repInvitation?: Prisma.RepInvitationOmit
   repSignInLink?: Prisma.RepSignInLinkOmit

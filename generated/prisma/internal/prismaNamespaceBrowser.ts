@@ -78,6 +78,7 @@ export const ModelName = {
   WebhookAttempt: 'WebhookAttempt',
   ExchangeRate: 'ExchangeRate',
   IdentityProvider: 'IdentityProvider',
+  ScimUser: 'ScimUser',
   SsoSignInAttempt: 'SsoSignInAttempt',
   RepInvitation: 'RepInvitation',
   RepSignInLink: 'RepSignInLink',
@@ -528,10 +529,25 @@ export const IdentityProviderScalarFieldEnum = {
   email_claim: 'email_claim',
   owner_id_claim: 'owner_id_claim',
   admins_allowed: 'admins_allowed',
+  scim_token_digest: 'scim_token_digest',
+  scim_token_created_at: 'scim_token_created_at',
   created_at: 'created_at'
 } as const
 
 export type IdentityProviderScalarFieldEnum = (typeof IdentityProviderScalarFieldEnum)[keyof typeof IdentityProviderScalarFieldEnum]
+
+
+export const ScimUserScalarFieldEnum = {
+  org_id: 'org_id',
+  user_id: 'user_id',
+  provider_id: 'provider_id',
+  user_name: 'user_name',
+  idp_external_id: 'idp_external_id',
+  created_at: 'created_at',
+  updated_at: 'updated_at'
+} as const
+
+export type ScimUserScalarFieldEnum = (typeof ScimUserScalarFieldEnum)[keyof typeof ScimUserScalarFieldEnum]
 
 
 export const SsoSignInAttemptScalarFieldEnum = {

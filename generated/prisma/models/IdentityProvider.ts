@@ -34,6 +34,8 @@ export type IdentityProviderMinAggregateOutputType = {
   email_claim: string | null
   owner_id_claim: string | null
   admins_allowed: boolean | null
+  scim_token_digest: string | null
+  scim_token_created_at: Date | null
   created_at: Date | null
 }
 
@@ -47,6 +49,8 @@ export type IdentityProviderMaxAggregateOutputType = {
   email_claim: string | null
   owner_id_claim: string | null
   admins_allowed: boolean | null
+  scim_token_digest: string | null
+  scim_token_created_at: Date | null
   created_at: Date | null
 }
 
@@ -61,6 +65,8 @@ export type IdentityProviderCountAggregateOutputType = {
   email_claim: number
   owner_id_claim: number
   admins_allowed: number
+  scim_token_digest: number
+  scim_token_created_at: number
   created_at: number
   _all: number
 }
@@ -76,6 +82,8 @@ export type IdentityProviderMinAggregateInputType = {
   email_claim?: true
   owner_id_claim?: true
   admins_allowed?: true
+  scim_token_digest?: true
+  scim_token_created_at?: true
   created_at?: true
 }
 
@@ -89,6 +97,8 @@ export type IdentityProviderMaxAggregateInputType = {
   email_claim?: true
   owner_id_claim?: true
   admins_allowed?: true
+  scim_token_digest?: true
+  scim_token_created_at?: true
   created_at?: true
 }
 
@@ -103,6 +113,8 @@ export type IdentityProviderCountAggregateInputType = {
   email_claim?: true
   owner_id_claim?: true
   admins_allowed?: true
+  scim_token_digest?: true
+  scim_token_created_at?: true
   created_at?: true
   _all?: true
 }
@@ -190,6 +202,8 @@ export type IdentityProviderGroupByOutputType = {
   email_claim: string
   owner_id_claim: string | null
   admins_allowed: boolean
+  scim_token_digest: string | null
+  scim_token_created_at: Date | null
   created_at: Date
   _count: IdentityProviderCountAggregateOutputType | null
   _min: IdentityProviderMinAggregateOutputType | null
@@ -225,6 +239,8 @@ export type IdentityProviderWhereInput = {
   email_claim?: Prisma.StringFilter<"IdentityProvider"> | string
   owner_id_claim?: Prisma.StringNullableFilter<"IdentityProvider"> | string | null
   admins_allowed?: Prisma.BoolFilter<"IdentityProvider"> | boolean
+  scim_token_digest?: Prisma.StringNullableFilter<"IdentityProvider"> | string | null
+  scim_token_created_at?: Prisma.DateTimeNullableFilter<"IdentityProvider"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"IdentityProvider"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
 }
@@ -240,6 +256,8 @@ export type IdentityProviderOrderByWithRelationInput = {
   email_claim?: Prisma.SortOrder
   owner_id_claim?: Prisma.SortOrderInput | Prisma.SortOrder
   admins_allowed?: Prisma.SortOrder
+  scim_token_digest?: Prisma.SortOrderInput | Prisma.SortOrder
+  scim_token_created_at?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   org?: Prisma.OrgOrderByWithRelationInput
 }
@@ -260,6 +278,8 @@ export type IdentityProviderWhereUniqueInput = Prisma.AtLeast<{
   email_claim?: Prisma.StringFilter<"IdentityProvider"> | string
   owner_id_claim?: Prisma.StringNullableFilter<"IdentityProvider"> | string | null
   admins_allowed?: Prisma.BoolFilter<"IdentityProvider"> | boolean
+  scim_token_digest?: Prisma.StringNullableFilter<"IdentityProvider"> | string | null
+  scim_token_created_at?: Prisma.DateTimeNullableFilter<"IdentityProvider"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"IdentityProvider"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
 }, "org_id_id" | "org_id_name">
@@ -275,6 +295,8 @@ export type IdentityProviderOrderByWithAggregationInput = {
   email_claim?: Prisma.SortOrder
   owner_id_claim?: Prisma.SortOrderInput | Prisma.SortOrder
   admins_allowed?: Prisma.SortOrder
+  scim_token_digest?: Prisma.SortOrderInput | Prisma.SortOrder
+  scim_token_created_at?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   _count?: Prisma.IdentityProviderCountOrderByAggregateInput
   _max?: Prisma.IdentityProviderMaxOrderByAggregateInput
@@ -295,6 +317,8 @@ export type IdentityProviderScalarWhereWithAggregatesInput = {
   email_claim?: Prisma.StringWithAggregatesFilter<"IdentityProvider"> | string
   owner_id_claim?: Prisma.StringNullableWithAggregatesFilter<"IdentityProvider"> | string | null
   admins_allowed?: Prisma.BoolWithAggregatesFilter<"IdentityProvider"> | boolean
+  scim_token_digest?: Prisma.StringNullableWithAggregatesFilter<"IdentityProvider"> | string | null
+  scim_token_created_at?: Prisma.DateTimeNullableWithAggregatesFilter<"IdentityProvider"> | Date | string | null
   created_at?: Prisma.DateTimeWithAggregatesFilter<"IdentityProvider"> | Date | string
 }
 
@@ -308,6 +332,8 @@ export type IdentityProviderCreateInput = {
   email_claim?: string
   owner_id_claim?: string | null
   admins_allowed?: boolean
+  scim_token_digest?: string | null
+  scim_token_created_at?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutIdentity_providersInput
 }
@@ -323,6 +349,8 @@ export type IdentityProviderUncheckedCreateInput = {
   email_claim?: string
   owner_id_claim?: string | null
   admins_allowed?: boolean
+  scim_token_digest?: string | null
+  scim_token_created_at?: Date | string | null
   created_at?: Date | string
 }
 
@@ -336,6 +364,8 @@ export type IdentityProviderUpdateInput = {
   email_claim?: Prisma.StringFieldUpdateOperationsInput | string
   owner_id_claim?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   admins_allowed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  scim_token_digest?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  scim_token_created_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutIdentity_providersNestedInput
 }
@@ -351,6 +381,8 @@ export type IdentityProviderUncheckedUpdateInput = {
   email_claim?: Prisma.StringFieldUpdateOperationsInput | string
   owner_id_claim?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   admins_allowed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  scim_token_digest?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  scim_token_created_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -365,6 +397,8 @@ export type IdentityProviderCreateManyInput = {
   email_claim?: string
   owner_id_claim?: string | null
   admins_allowed?: boolean
+  scim_token_digest?: string | null
+  scim_token_created_at?: Date | string | null
   created_at?: Date | string
 }
 
@@ -378,6 +412,8 @@ export type IdentityProviderUpdateManyMutationInput = {
   email_claim?: Prisma.StringFieldUpdateOperationsInput | string
   owner_id_claim?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   admins_allowed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  scim_token_digest?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  scim_token_created_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -392,6 +428,8 @@ export type IdentityProviderUncheckedUpdateManyInput = {
   email_claim?: Prisma.StringFieldUpdateOperationsInput | string
   owner_id_claim?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   admins_allowed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  scim_token_digest?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  scim_token_created_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -426,6 +464,8 @@ export type IdentityProviderCountOrderByAggregateInput = {
   email_claim?: Prisma.SortOrder
   owner_id_claim?: Prisma.SortOrder
   admins_allowed?: Prisma.SortOrder
+  scim_token_digest?: Prisma.SortOrder
+  scim_token_created_at?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -439,6 +479,8 @@ export type IdentityProviderMaxOrderByAggregateInput = {
   email_claim?: Prisma.SortOrder
   owner_id_claim?: Prisma.SortOrder
   admins_allowed?: Prisma.SortOrder
+  scim_token_digest?: Prisma.SortOrder
+  scim_token_created_at?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -452,6 +494,8 @@ export type IdentityProviderMinOrderByAggregateInput = {
   email_claim?: Prisma.SortOrder
   owner_id_claim?: Prisma.SortOrder
   admins_allowed?: Prisma.SortOrder
+  scim_token_digest?: Prisma.SortOrder
+  scim_token_created_at?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -516,6 +560,8 @@ export type IdentityProviderCreateWithoutOrgInput = {
   email_claim?: string
   owner_id_claim?: string | null
   admins_allowed?: boolean
+  scim_token_digest?: string | null
+  scim_token_created_at?: Date | string | null
   created_at?: Date | string
 }
 
@@ -529,6 +575,8 @@ export type IdentityProviderUncheckedCreateWithoutOrgInput = {
   email_claim?: string
   owner_id_claim?: string | null
   admins_allowed?: boolean
+  scim_token_digest?: string | null
+  scim_token_created_at?: Date | string | null
   created_at?: Date | string
 }
 
@@ -572,6 +620,8 @@ export type IdentityProviderScalarWhereInput = {
   email_claim?: Prisma.StringFilter<"IdentityProvider"> | string
   owner_id_claim?: Prisma.StringNullableFilter<"IdentityProvider"> | string | null
   admins_allowed?: Prisma.BoolFilter<"IdentityProvider"> | boolean
+  scim_token_digest?: Prisma.StringNullableFilter<"IdentityProvider"> | string | null
+  scim_token_created_at?: Prisma.DateTimeNullableFilter<"IdentityProvider"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"IdentityProvider"> | Date | string
 }
 
@@ -585,6 +635,8 @@ export type IdentityProviderCreateManyOrgInput = {
   email_claim?: string
   owner_id_claim?: string | null
   admins_allowed?: boolean
+  scim_token_digest?: string | null
+  scim_token_created_at?: Date | string | null
   created_at?: Date | string
 }
 
@@ -598,6 +650,8 @@ export type IdentityProviderUpdateWithoutOrgInput = {
   email_claim?: Prisma.StringFieldUpdateOperationsInput | string
   owner_id_claim?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   admins_allowed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  scim_token_digest?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  scim_token_created_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -611,6 +665,8 @@ export type IdentityProviderUncheckedUpdateWithoutOrgInput = {
   email_claim?: Prisma.StringFieldUpdateOperationsInput | string
   owner_id_claim?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   admins_allowed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  scim_token_digest?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  scim_token_created_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -624,6 +680,8 @@ export type IdentityProviderUncheckedUpdateManyWithoutOrgInput = {
   email_claim?: Prisma.StringFieldUpdateOperationsInput | string
   owner_id_claim?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   admins_allowed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  scim_token_digest?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  scim_token_created_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -640,6 +698,8 @@ export type IdentityProviderSelect<ExtArgs extends runtime.Types.Extensions.Inte
   email_claim?: boolean
   owner_id_claim?: boolean
   admins_allowed?: boolean
+  scim_token_digest?: boolean
+  scim_token_created_at?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["identityProvider"]>
@@ -655,6 +715,8 @@ export type IdentityProviderSelectCreateManyAndReturn<ExtArgs extends runtime.Ty
   email_claim?: boolean
   owner_id_claim?: boolean
   admins_allowed?: boolean
+  scim_token_digest?: boolean
+  scim_token_created_at?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["identityProvider"]>
@@ -670,6 +732,8 @@ export type IdentityProviderSelectUpdateManyAndReturn<ExtArgs extends runtime.Ty
   email_claim?: boolean
   owner_id_claim?: boolean
   admins_allowed?: boolean
+  scim_token_digest?: boolean
+  scim_token_created_at?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["identityProvider"]>
@@ -685,10 +749,12 @@ export type IdentityProviderSelectScalar = {
   email_claim?: boolean
   owner_id_claim?: boolean
   admins_allowed?: boolean
+  scim_token_digest?: boolean
+  scim_token_created_at?: boolean
   created_at?: boolean
 }
 
-export type IdentityProviderOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "name" | "issuer" | "client_id" | "client_secret" | "email_domains" | "email_claim" | "owner_id_claim" | "admins_allowed" | "created_at", ExtArgs["result"]["identityProvider"]>
+export type IdentityProviderOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "name" | "issuer" | "client_id" | "client_secret" | "email_domains" | "email_claim" | "owner_id_claim" | "admins_allowed" | "scim_token_digest" | "scim_token_created_at" | "created_at", ExtArgs["result"]["identityProvider"]>
 export type IdentityProviderInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }
@@ -715,6 +781,8 @@ export type $IdentityProviderPayload<ExtArgs extends runtime.Types.Extensions.In
     email_claim: string
     owner_id_claim: string | null
     admins_allowed: boolean
+    scim_token_digest: string | null
+    scim_token_created_at: Date | null
     created_at: Date
   }, ExtArgs["result"]["identityProvider"]>
   composites: {}
@@ -1150,6 +1218,8 @@ export interface IdentityProviderFieldRefs {
   readonly email_claim: Prisma.FieldRef<"IdentityProvider", 'String'>
   readonly owner_id_claim: Prisma.FieldRef<"IdentityProvider", 'String'>
   readonly admins_allowed: Prisma.FieldRef<"IdentityProvider", 'Boolean'>
+  readonly scim_token_digest: Prisma.FieldRef<"IdentityProvider", 'String'>
+  readonly scim_token_created_at: Prisma.FieldRef<"IdentityProvider", 'DateTime'>
   readonly created_at: Prisma.FieldRef<"IdentityProvider", 'DateTime'>
 }
     

@@ -2,6 +2,7 @@ import type { components } from '../../../../generated/openapi-admin.ts';
 import type { AdminServices } from '../../../composition.ts';
 import { toWireIdentityProvider } from '../../../wire/identityProviders.ts';
 import { consoleSignInPath, signInLinkUrl } from '../../portal/paths.ts';
+import { SCIM_PATH } from '../../scim/router.ts';
 import type { AdminHandlers } from '../handlers.ts';
 import { adminContext } from '../session.ts';
 
@@ -15,14 +16,34 @@ export function portalAccessHandlers(
   | 'createIdentityProvider'
   | 'deleteIdentityProvider'
   | 'updateIdentityProvider'
+  | 'createScimToken'
+  | 'deleteScimToken'
   | 'getSignInOptions'
   | 'createRepSignInLink'
   | 'inviteRepEmail'
   | 'getRepAccess'
   | 'setRepAccess'
 > {
-  const { portalAccess, repAccess } = services;
+  const { portalAccess, repAccess, scimProvisioning } = services;
   return {
+    createScimToken: async (req, res) => {
+      const { session, actor } = adminContext(res);
+      const issued = await scimProvisioning.issueToken(session.org_id, req.params.id, actor);
+      res.status(201).json({
+        identity_provider_id: issued.provider_id,
+        identity_provider_name: issued.provider_name,
+        token: issued.token,
+        scim_base_url: `${req.protocol}://${req.get('host')}${SCIM_PATH}`,
+        created_at: issued.created_at.toISOString(),
+      });
+    },
+
+    deleteScimToken: async (req, res) => {
+      const { session, actor } = adminContext(res);
+      await scimProvisioning.revokeToken(session.org_id, req.params.id, actor);
+      res.status(204).end();
+    },
+
     getRepAccess: async (_req, res) => {
       const { session } = adminContext(res);
       res.status(200).json(await repAccess.get(session.org_id));
