@@ -222,6 +222,11 @@ export type Adjustment = Prisma.AdjustmentModel
  */
 export type StatementApproval = Prisma.StatementApprovalModel
 /**
+ * Model StatementReminder
+ * 
+ */
+export type StatementReminder = Prisma.StatementReminderModel
+/**
  * Model PaymentRequest
  * 
  */

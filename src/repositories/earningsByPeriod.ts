@@ -91,3 +91,36 @@ export async function repsWithLinesOfPeriod(tx: Transaction, orgId: string, peri
   );
   return rows.map((row) => row.user_id);
 }
+
+/** Whether the rep has any earnings row (of any status) in the period. */
+export async function repHasRowsInPeriod(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  periodId: string,
+): Promise<boolean> {
+  const rows = await tx.query<{ found: boolean }>(
+    sql`SELECT true AS found FROM earnings
+        WHERE org_id = ${orgId} AND user_id = ${userId} AND period_id = ${periodId} LIMIT 1`,
+  );
+  return rows.length > 0;
+}
+
+/**
+ * The first day of the org's earliest period with earnings; with none booked yet, the first day of the month the org
+ * was created in. Adjustments do not go into periods ending before it.
+ */
+export async function firstBookedDay(tx: Transaction, orgId: string): Promise<string> {
+  const rows = await tx.query<{ day: string | Date | null; created: string | Date }>(
+    sql`SELECT (SELECT min(p.starts_on) FROM periods p
+                WHERE p.org_id = ${orgId}
+                  AND (SELECT true FROM earnings e WHERE e.org_id = ${orgId} AND e.period_id = p.id LIMIT 1)) AS day,
+               (SELECT date_trunc('month', o.created_at AT TIME ZONE 'UTC')::date FROM orgs o WHERE o.id = ${orgId}) AS created`,
+  );
+  const row = rows[0];
+  const text = (value: string | Date | null | undefined) =>
+    value instanceof Date ? value.toISOString().slice(0, 10) : (value ?? '').slice(0, 10);
+  const day = text(row?.day);
+  const created = text(row?.created);
+  return day === '' ? created : day < created || created === '' ? day : created;
+}

@@ -72,6 +72,7 @@ const REPOSITORIES = [
   'sourceEvents',
   'ssoSignInAttempts',
   'statementApprovals',
+  'statementReminders',
   'statementRows',
   'users',
   'webhookDeliveries',
