@@ -106,21 +106,13 @@ export async function repHasRowsInPeriod(
   return rows.length > 0;
 }
 
-/**
- * The first day of the org's earliest period with earnings; with none booked yet, the first day of the month the org
- * was created in. Adjustments do not go into periods ending before it.
- */
-export async function firstBookedDay(tx: Transaction, orgId: string): Promise<string> {
-  const rows = await tx.query<{ day: string | Date | null; created: string | Date }>(
-    sql`SELECT (SELECT min(p.starts_on) FROM periods p
-                WHERE p.org_id = ${orgId}
-                  AND (SELECT true FROM earnings e WHERE e.org_id = ${orgId} AND e.period_id = p.id LIMIT 1)) AS day,
-               (SELECT date_trunc('month', o.created_at AT TIME ZONE 'UTC')::date FROM orgs o WHERE o.id = ${orgId}) AS created`,
+/** The first day of the org's earliest period with earnings; null while nothing is booked. */
+export async function firstBookedDay(tx: Transaction, orgId: string): Promise<string | null> {
+  const rows = await tx.query<{ day: string | Date | null }>(
+    sql`SELECT min(p.starts_on)::text AS day FROM periods p
+        WHERE p.org_id = ${orgId}
+          AND (SELECT true FROM earnings e WHERE e.org_id = ${orgId} AND e.period_id = p.id LIMIT 1)`,
   );
-  const row = rows[0];
-  const text = (value: string | Date | null | undefined) =>
-    value instanceof Date ? value.toISOString().slice(0, 10) : (value ?? '').slice(0, 10);
-  const day = text(row?.day);
-  const created = text(row?.created);
-  return day === '' ? created : day < created || created === '' ? day : created;
+  const day = rows[0]?.day ?? null;
+  return day instanceof Date ? day.toISOString().slice(0, 10) : day === null ? null : day.slice(0, 10);
 }
