@@ -157,7 +157,7 @@ describe('the admin console asks before it acts', () => {
     assert.equal((await db.period.findFirstOrThrow({ where: { org_id: org.id, id: '2026-05' } })).status, 'locked');
 
     // The board: who asked, the totals with the adjustment and what the payroll file pays, each in dollars.
-    await page.getByRole('link', { name: 'The sign-off board of 2026-05' }).click();
+    await page.getByRole('link', { name: 'Board of 2026-05' }).click();
     await page.getByRole('heading', { level: 1, name: 'Sign-off: 2026-05' }).waitFor();
     await page
       .getByTestId('payment-request')

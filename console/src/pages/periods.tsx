@@ -53,7 +53,7 @@ function payDialogText(period: Period, fourEyes: boolean): string {
 
 export function PeriodsPage(props: { canChange: boolean }) {
   const [loaded, reload] = useLoad(() => api.GET('/admin/v1/periods'), []);
-  const [settings] = useLoad(() => api.GET('/admin/v1/pay-settings'), []);
+  const [settings, reloadSettings] = useLoad(() => api.GET('/admin/v1/pay-settings'), []);
   const fourEyes = settings.state === 'ready' && settings.data.four_eyes_payment;
   const [move, setMove] = useState<Move | undefined>();
   const [lockId, setLockId] = useState('');
@@ -158,7 +158,7 @@ export function PeriodsPage(props: { canChange: boolean }) {
           </button>
         </form>
       ) : null}
-      <PaySettingsCard canChange={props.canChange} />
+      <PaySettingsCard canChange={props.canChange} onSaved={() => void reloadSettings()} />
       {props.canChange ? (
         <form
           class="card inline-form"
@@ -271,11 +271,8 @@ export function PeriodsPage(props: { canChange: boolean }) {
                     </td>
                     <td class="nowrap">{shortDateTime(period.paid_at ?? period.locked_at)}</td>
                     <td>
-                      <Link
-                        href={`/periods/${encodeURIComponent(period.id)}/sign-off`}
-                        aria-label={`The sign-off board of ${period.id}`}
-                      >
-                        Board
+                      <Link href={`/periods/${encodeURIComponent(period.id)}/sign-off`}>
+                        Board<span class="visually-hidden"> of {period.id}</span>
                       </Link>
                     </td>
                     <td>
@@ -396,7 +393,7 @@ export function PeriodsPage(props: { canChange: boolean }) {
 }
 
 /** The approval policy, four-eyes payment (docs/pay-workflow.md) and pay waiting for plan acceptance. */
-function PaySettingsCard(props: { canChange: boolean }) {
+function PaySettingsCard(props: { canChange: boolean; onSaved: () => void }) {
   const [loaded, reload] = useLoad(() => api.GET('/admin/v1/pay-settings'), []);
   const [outcome, setOutcome] = useState<Outcome | undefined>();
   // The settings as the admin last chose them: shown from the moment of the change, through the save, and then as the
@@ -414,6 +411,8 @@ function PaySettingsCard(props: { canChange: boolean }) {
     if (ticket !== latestSave.current) return;
     setOutcome(data ? { kind: 'success', text: 'Pay settings saved.' } : { kind: 'error', text: describeError(error) });
     setChosen(data);
+    // The page's dialogs say what Mark paid does under the settings as saved.
+    if (data) props.onSaved();
     // A refused change shows the settings as they stand.
     if (!data) void reload();
   };
