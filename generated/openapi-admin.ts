@@ -584,6 +584,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/periods/{id}/sign-off": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A period's sign-off board
+         * @description Where the period's sign-off stands, in one answer: every statement of the period that pays
+         *     something with its approval (whose turn it is, since when, approved, or reset with the
+         *     difference), when each was last reminded, the payment and reopening requests that wait for a
+         *     second admin (and who asked), and the period's totals per currency with the manual adjustments
+         *     in them (docs/pay-workflow.md#the-sign-off-board).
+         */
+        get: operations["getPeriodSignOff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/periods/{id}/sign-off/reminders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remind whoever a period's statements wait on
+         * @description For each statement named (every waiting statement of the period when `user_ids` is absent)
+         *     that waits for an approval, reminds whoever it waits on: the rep, or the rep's managers. Each
+         *     reminder is recorded (the board's `last_reminded_at`), audited (`statement_approval.reminded`)
+         *     and sent as the `statement.approval_reminder` webhook to the org's subscribed endpoints, which
+         *     deliver it to the people (email, chat). A statement reminded in the last hour, or not
+         *     waiting, is skipped and listed with why. Only an open period's statements can be approved, so
+         *     a locked or paid period is `409 invalid_state`; a `user_ids` entry with no statement in the
+         *     period is `400 invalid_body`. Nothing is written on a refusal.
+         */
+        post: operations["remindPeriodSignOff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/periods/{id}/payroll-export": {
         parameters: {
             query?: never;
@@ -2250,10 +2301,15 @@ export interface components {
             /** @description Earnings rows the recompute wrote, superseded or reversed; 0 when nothing changed. */
             rows_recomputed: number;
         };
-        /** @description Standing earnings rows of one status. */
+        /** @description Standing earnings rows of one status in one currency (amounts in its minor units). */
         StatusTotal: {
             /** @enum {string} */
             status: "projected" | "pending" | "approved" | "paid";
+            /**
+             * @description ISO 4217, the currency of the rows' plans.
+             * @example USD
+             */
+            currency: string;
             rows: number;
             amount_cents: number;
         };
@@ -2273,6 +2329,47 @@ export interface components {
             /** @description When an admin last reopened the period (locked → open); `null` when it never was. */
             reopened_at: components["schemas"]["NullableTimestamp"];
             totals: components["schemas"]["StatusTotal"][];
+            /**
+             * @description The period's manual adjustments per currency (voids included, as counter-adjustments): paid
+             *     with the period, beside the earnings rows of `totals`.
+             */
+            adjustments: {
+                currency: string;
+                count: number;
+                /** Format: int64 */
+                amount_cents: number;
+            }[];
+            /**
+             * @description What the period pays per currency: its pending, approved and paid rows and its manual
+             *     adjustments. For a locked or paid period this is what the payroll file's `total_cents` add up
+             *     to, plus `held_pending_acceptance_cents` of reps who have not accepted their plans.
+             */
+            payable: {
+                currency: string;
+                /** Format: int64 */
+                amount_cents: number;
+            }[];
+            /**
+             * @description Four-eyes payment: the first admin's request to mark the period paid, waiting for a second,
+             *     different admin to confirm it with Mark paid; `null` when there is none.
+             */
+            payment_request: {
+                /** @description The requesting admin's email, or `cli`. */
+                requested_by: string;
+                /** Format: date-time */
+                requested_at: string;
+            } | null;
+            /**
+             * @description Four-eyes reopening: the first admin's request to reopen the period, with its reason, waiting
+             *     for a second admin; `null` when there is none.
+             */
+            reopen_request: {
+                reason: string;
+                /** @description The requesting admin's email, or `cli`. */
+                requested_by: string;
+                /** Format: date-time */
+                requested_at: string;
+            } | null;
         };
         /**
          * @description `one_off_bonus` (positive), `correction` (either sign), `guarantee` (positive) or `deduction`
@@ -2414,6 +2511,129 @@ export interface components {
             policy: components["schemas"]["ApprovalPolicy"];
             statements: components["schemas"]["StatementApproval"][];
         };
+        /** @description A period's sign-off board. */
+        SignOffBoard: {
+            period_id: components["schemas"]["PeriodId"];
+            /**
+             * @description The period's status; a period nothing was booked in yet is `open`.
+             * @enum {string}
+             */
+            status: "open" | "locked" | "paid";
+            policy: components["schemas"]["ApprovalPolicy"];
+            four_eyes_payment: boolean;
+            /**
+             * @description The four-eyes payment request waiting for a second admin (a different one) to confirm with
+             *     Mark paid; `null` when there is none.
+             */
+            payment_request: {
+                /** @description The requesting admin's email, or `cli`. */
+                requested_by: string;
+                requested_at: components["schemas"]["Timestamp"];
+            } | null;
+            /** @description The four-eyes reopening request waiting for a second admin; `null` when there is none. */
+            reopen_request: {
+                reason: string;
+                requested_by: string;
+                requested_at: components["schemas"]["Timestamp"];
+            } | null;
+            /** @description The period's sums per currency, manual adjustments included. */
+            totals: components["schemas"]["SignOffTotal"][];
+            /** @description Every statement of the period that pays something, by the rep's external id. */
+            statements: components["schemas"]["SignOffStatement"][];
+        };
+        /** @description One rep's statement on a period's sign-off board. */
+        SignOffStatement: {
+            user_id: string;
+            user_external_id: string;
+            display_name: string | null;
+            /** @description What the statement pays, per currency (adjustments included). */
+            currencies: {
+                currency: string;
+                /** Format: int64 */
+                payable_cents: number;
+            }[];
+            approval: components["schemas"]["StatementApproval"];
+            /**
+             * @description Who the statement waits on now: the rep (`waiting_rep`), or the rep's managers
+             *     (`waiting_manager`); empty when it is approved or needs no approval.
+             */
+            waiting_on: components["schemas"]["SignOffPerson"][];
+            /**
+             * @description Since when it waits on them: the rep's approval for a manager's step after it; for a step
+             *     whose approval was reset, the time of that approval; otherwise the start of the period (or
+             *     its reopening, when later). `null` when it does not wait.
+             */
+            waiting_since: components["schemas"]["NullableTimestamp"];
+            /** @description The last reminder about this statement in this period; `null` when none was sent. */
+            last_reminded_at: components["schemas"]["NullableTimestamp"];
+        };
+        /**
+         * @description A period's sums in one currency, in its minor units: earnings rows that pay (pending, approved,
+         *     paid), manual adjustments, and what is payable (both). A locked or paid period's sums are read
+         *     from its payroll file's rows: `payroll_cents` is what the file's `total_cents` add up to, and
+         *     `held_pending_acceptance_cents` what it lists apart while reps have not accepted their plans
+         *     (`payable_cents` = `payroll_cents` + `held_pending_acceptance_cents`). An open period has no
+         *     payroll file yet: `payroll_cents` is `null`, and its sums are its statements'.
+         */
+        SignOffTotal: {
+            /** @example USD */
+            currency: string;
+            /** Format: int64 */
+            earnings_cents: number;
+            /** Format: int64 */
+            adjustments_cents: number;
+            /** Format: int64 */
+            payable_cents: number;
+            /** Format: int64 */
+            held_pending_acceptance_cents: number;
+            /** Format: int64 */
+            payroll_cents: number | null;
+        };
+        /** @description A person a statement waits on. */
+        SignOffPerson: {
+            user_id: string;
+            external_id: string;
+            display_name: string | null;
+            /**
+             * @description `rep`: the statement's own rep; `manager`: a manager above the rep.
+             * @enum {string}
+             */
+            role: "rep" | "manager";
+        };
+        /** @description The statements to remind; absent or empty `user_ids`, every waiting statement of the period. */
+        SignOffReminderRequest: {
+            /** @description The reps whose statements to remind about. */
+            user_ids?: string[];
+        };
+        /** @description The reminders a bulk reminder sent, and the statements it skipped. */
+        SignOffReminders: {
+            period_id: components["schemas"]["PeriodId"];
+            reminded: {
+                user_id: string;
+                user_external_id: string;
+                /**
+                 * @description The step the statement waits for.
+                 * @enum {string}
+                 */
+                state: "waiting_rep" | "waiting_manager";
+                recipients: components["schemas"]["SignOffPerson"][];
+                reminded_at: components["schemas"]["Timestamp"];
+            }[];
+            skipped: {
+                user_id: string;
+                /**
+                 * @description `not_waiting` (approved, or no approval needed), `reminded_recently` (within the last
+                 *     hour), `no_recipient` (waiting on a manager and the rep has none).
+                 * @enum {string}
+                 */
+                reason: "not_waiting" | "reminded_recently" | "no_recipient";
+            }[];
+            /**
+             * @description True when at least one webhook endpoint of the org takes `statement.approval_reminder`; false
+             *     when none does, and the reminders are only recorded (shown on the board and in the audit log).
+             */
+            delivered_by_webhook: boolean;
+        };
         /** @description Why a lock goes ahead that would otherwise be refused. */
         LockRequest: {
             /**
@@ -2549,6 +2769,11 @@ export interface components {
             plan_id: string;
             plan_key: string;
             /**
+             * @description ISO 4217, the plan's currency (its current version's, else the org's default), which `quota_cents` is in.
+             * @example USD
+             */
+            currency: string;
+            /**
              * Format: date
              * @description The first day (a period's) the entry applies from, until the rep's next entry under the plan.
              */
@@ -2571,8 +2796,18 @@ export interface components {
              * @description The first day of one of the plan's periods.
              */
             from: string;
-            /** @description Minor units of the plan's currency, at least 1; null for the plan's own quota again. */
-            quota_cents: number | null;
+            /**
+             * @description The quota in major units of the plan's currency, as a decimal string (`"120000.00"`, `"5000"` for
+             *     JPY): at most the currency's decimals, more than 0. Send it or `quota_cents`, not both; neither is
+             *     `400 invalid_body`.
+             * @example 120000.00
+             */
+            quota?: string;
+            /**
+             * @description Minor units of the plan's currency, at least 1; null for the plan's own quota again. Send it or
+             *     `quota`.
+             */
+            quota_cents?: number | null;
         };
         /** @description A quota file's text (CSV, docs/quotas.md). */
         QuotaFileUpload: {
@@ -4476,6 +4711,66 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPeriodSignOff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The period, `YYYY-MM` (a month) or `YYYY-Qn` (a quarter). */
+                id: components["parameters"]["PeriodIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The period's sign-off board. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignOffBoard"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    remindPeriodSignOff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The period, `YYYY-MM` (a month) or `YYYY-Qn` (a quarter). */
+                id: components["parameters"]["PeriodIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SignOffReminderRequest"];
+            };
+        };
+        responses: {
+            /** @description Who was reminded, and who was skipped. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignOffReminders"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["InvalidState"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -50,6 +50,7 @@ import { RepSessions } from './services/repSessions.ts';
 import { RepReader } from './services/reps.ts';
 import { RepTokens } from './services/repTokens.ts';
 import { ScimProvisioning } from './services/scimProvisioning.ts';
+import { SignOff } from './services/signOff.ts';
 import { StatementReader } from './services/statements.ts';
 import { UserReader } from './services/users.ts';
 import { withDealWebhooks, withPeriodWebhooks } from './services/webhookAnnouncements.ts';
@@ -125,6 +126,8 @@ export interface AdminServices {
   planHistory: PlanHistory;
   planDocuments: PlanDocuments;
   periods: PeriodAdmin;
+  /** The periods' sign-off boards and their reminders (docs/pay-workflow.md#the-sign-off-board). */
+  signOff: SignOff;
   adjustments: AdjustmentAdmin;
   approvals: StatementApprovals;
   recompute: EarningsRecompute;
@@ -203,10 +206,11 @@ export function composeServices(input: CompositionInput): Services {
     concurrency: input.recompute.concurrency,
     ...(input.recompute.progress ? { progress: input.recompute.progress } : {}),
   });
+  const payoutReader = new PayoutReader(db.statements);
   const periods = new PeriodAdmin(
     db,
     withPeriodWebhooks(periodListenerOf(input.listeners?.periods, engine)),
-    new PayoutReader(db.statements),
+    payoutReader,
     approvals,
     { recompute, ...(now ? { today: () => now().toISOString().slice(0, 10) } : {}) },
   );
@@ -279,6 +283,7 @@ export function composeServices(input: CompositionInput): Services {
       planHistory,
       planDocuments,
       periods,
+      signOff: new SignOff(db, approvals, payoutReader, clock),
       adjustments: new AdjustmentAdmin(db, recompute),
       approvals,
       recompute,

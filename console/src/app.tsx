@@ -17,6 +17,7 @@ import { PlanPage, PlansPage } from './pages/plans.tsx';
 import { QuotasPage } from './pages/quotas.tsx';
 import { RepsPage } from './pages/reps.tsx';
 import { SignInPage } from './pages/signIn.tsx';
+import { SignOffPage } from './pages/signOff.tsx';
 import { SingleSignOnPage } from './pages/singleSignOn.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { Link, navigate, usePath } from './router.tsx';
@@ -164,7 +165,11 @@ function Page(props: { path: string; canChange: boolean; orgId: string }) {
     case 'connectors':
       return id === 'callback' ? <ConnectorCallbackPage /> : <ConnectorsPage canChange={props.canChange} />;
     case 'periods':
-      return <PeriodsPage canChange={props.canChange} />;
+      return id && sub === 'sign-off' ? (
+        <SignOffPage periodId={decodeURIComponent(id)} canChange={props.canChange} />
+      ) : (
+        <PeriodsPage canChange={props.canChange} />
+      );
     case 'adjustments':
       return <AdjustmentsPage canChange={props.canChange} />;
     case 'accounting':

@@ -203,6 +203,11 @@ export type Adjustment = Prisma.AdjustmentModel
  */
 export type StatementApproval = Prisma.StatementApprovalModel
 /**
+ * Model StatementReminder
+ * 
+ */
+export type StatementReminder = Prisma.StatementReminderModel
+/**
  * Model PaymentRequest
  * 
  */

@@ -64,3 +64,26 @@ export function formatMinorUnits(amount: bigint | number, code: string, display:
   if (display === 'code') return `${code} ${formatMoney(minor, exponent)}`;
   return formatDecimalAmount(plainDecimal(minor, exponent), { min: exponent, max: exponent }, code);
 }
+
+/**
+ * What a person typed as a signed amount in major units of the currency (`-1,200.50`, `5000` yen), as minor units, or
+ * why it is not one, saying when it has more decimals than the currency (`USD amounts have at most 2 decimals`). The
+ * console reads typed amounts with it, as formatMinorUnits shows them.
+ */
+export function parseMajorUnits(text: string, code: string): { minor: number } | { problem: string } {
+  const exponent = decimalsOf(code);
+  const typed = text.trim().replaceAll(',', '');
+  const match = /^([+-]?)(\d+)(?:\.(\d+))?$/.exec(typed);
+  if (!match) return { problem: `${JSON.stringify(text.trim())} is not an amount such as 1200.50 or -50` };
+  const [, sign = '', whole = '', fraction = ''] = match;
+  if (fraction.length > exponent) {
+    return {
+      problem:
+        exponent === 0 ? `${code} amounts have no decimals` : `${code} amounts have at most ${exponent} decimals`,
+    };
+  }
+  const minor = BigInt(whole) * 10n ** BigInt(exponent) + BigInt(fraction.padEnd(exponent, '0') || '0');
+  const value = Number(sign === '-' ? -minor : minor);
+  if (!Number.isSafeInteger(value)) return { problem: 'the amount is too large' };
+  return { minor: value };
+}

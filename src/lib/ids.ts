@@ -30,6 +30,7 @@ export type IdPrefix =
   | 'apv'
   | 'adj'
   | 'sap'
+  | 'srm'
   | 'rtk'
   | 'inq'
   | 'inql'

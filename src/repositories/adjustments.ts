@@ -201,6 +201,24 @@ export async function ofRepInPeriod(
   return rows.map(toRecord);
 }
 
+/** Per period and currency of the org, its manual adjustments (voids among them): how many, and their sum. */
+export async function totalsByPeriod(
+  tx: Transaction,
+  orgId: string,
+): Promise<Array<{ period_id: string; currency: string; count: number; amount_cents: number }>> {
+  const rows = await tx.query<{ period_id: string; currency: string; count: string; amount_cents: string }>({
+    text: `SELECT period_id, currency, count(*)::text AS count, sum(amount_cents)::text AS amount_cents
+           FROM adjustments WHERE org_id = $1 GROUP BY period_id, currency ORDER BY period_id, currency`,
+    values: [orgId],
+  });
+  return rows.map((row) => ({
+    period_id: row.period_id,
+    currency: row.currency,
+    count: Number(row.count),
+    amount_cents: Number(row.amount_cents),
+  }));
+}
+
 /** The reps with an adjustment paid in the period. */
 export async function repsInPeriod(tx: Transaction, orgId: string, periodId: string): Promise<string[]> {
   const rows = await tx.query<{ user_id: string }>({

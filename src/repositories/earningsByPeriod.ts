@@ -92,3 +92,28 @@ export async function repsWithLinesOfPeriod(tx: Transaction, orgId: string, peri
   );
   return rows.map((row) => row.user_id);
 }
+
+/** Whether the rep has any earnings row (of any status) in the period. */
+export async function repHasRowsInPeriod(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  periodId: string,
+): Promise<boolean> {
+  const rows = await tx.query<{ found: boolean }>(
+    sql`SELECT true AS found FROM earnings
+        WHERE org_id = ${orgId} AND user_id = ${userId} AND period_id = ${periodId} LIMIT 1`,
+  );
+  return rows.length > 0;
+}
+
+/** The first day of the org's earliest period with earnings; null while nothing is booked. */
+export async function firstBookedDay(tx: Transaction, orgId: string): Promise<string | null> {
+  const rows = await tx.query<{ day: string | Date | null }>(
+    sql`SELECT min(p.starts_on)::text AS day FROM periods p
+        WHERE p.org_id = ${orgId}
+          AND (SELECT true FROM earnings e WHERE e.org_id = ${orgId} AND e.period_id = p.id LIMIT 1)`,
+  );
+  const day = rows[0]?.day ?? null;
+  return day instanceof Date ? day.toISOString().slice(0, 10) : day === null ? null : day.slice(0, 10);
+}

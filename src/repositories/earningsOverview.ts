@@ -4,10 +4,11 @@ import { prismaOf, type Transaction } from './transaction.ts';
 // status and per rep and period, and a rep's rows of a period with their traces' explanations. The ledger's own
 // statements, which run in any transaction, are in earnings.ts.
 
-/** Standing earnings rows of a period in one status: how many, and their sum. */
+/** Standing earnings rows of a period in one status and currency: how many, and their sum. */
 export interface PeriodTotal {
   period_id: string;
   status: string;
+  currency: string;
   rows: number;
   amount_cents: number;
 }
@@ -34,15 +35,18 @@ export interface RepEarningRow {
   explanation: string[];
 }
 
-/** Per period and status, the standing rows (superseded and reversed rows are history, not totals), for the admin. */
+/** Per period, status and currency, the standing rows (superseded and reversed rows are history, not totals), for the admin. */
 export async function periodTotalsByStatus(tx: Transaction, orgId: string): Promise<PeriodTotal[]> {
-  const rows = await prismaOf(tx).$queryRaw<Array<{ period_id: string; status: string; rows: bigint; amount: bigint }>>`
-    SELECT period_id, status, count(*) AS rows, coalesce(sum(amount_cents), 0)::bigint AS amount
+  const rows = await prismaOf(tx).$queryRaw<
+    Array<{ period_id: string; status: string; currency: string; rows: bigint; amount: bigint }>
+  >`
+    SELECT period_id, status, currency, count(*) AS rows, coalesce(sum(amount_cents), 0)::bigint AS amount
     FROM earnings WHERE org_id = ${orgId} AND status NOT IN ('superseded', 'reversed')
-    GROUP BY period_id, status ORDER BY period_id, status`;
+    GROUP BY period_id, status, currency ORDER BY period_id, status, currency`;
   return rows.map((row) => ({
     period_id: row.period_id,
     status: row.status,
+    currency: row.currency,
     rows: Number(row.rows),
     amount_cents: Number(row.amount),
   }));

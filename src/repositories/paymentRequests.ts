@@ -19,6 +19,16 @@ export async function find(tx: Transaction, orgId: string, periodId: string): Pr
   return row ? { ...row, requested_at: new Date(row.requested_at) } : null;
 }
 
+/** Every payment request of the org waiting for a second admin, by period. */
+export async function listOfOrg(tx: Transaction, orgId: string): Promise<PaymentRequestRecord[]> {
+  const rows = await tx.query<PaymentRequestRecord>({
+    text: `SELECT period_id, requested_by, requested_by_id, requested_at FROM payment_requests
+           WHERE org_id = $1 ORDER BY period_id`,
+    values: [orgId],
+  });
+  return rows.map((row) => ({ ...row, requested_at: new Date(row.requested_at) }));
+}
+
 export async function insert(
   tx: Transaction,
   orgId: string,

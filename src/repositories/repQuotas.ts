@@ -14,6 +14,8 @@ export interface QuotaRecord {
   rep_external_id: string;
   plan_id: string;
   plan_key: string;
+  /** ISO 4217: the plan's currency (its current version's, else the org's default), which `quota_cents` is in. */
+  currency: string;
   /** YYYY-MM-DD. */
   from: string;
   quota_cents: number | null;
@@ -106,10 +108,13 @@ export async function entriesOfOrg(
   const plan = filter.planId === undefined ? '' : ` AND q.plan_id = ${param(filter.planId)}`;
   const rows = await tx.query<Omit<QuotaRecord, 'quota_cents'> & { quota_cents: string | number | null }>({
     text: `SELECT q.user_id, u.external_id AS rep_external_id, q.plan_id, p.key AS plan_key,
+                  COALESCE(v.definition ->> 'currency', o.default_currency) AS currency,
                   q.effective_from::text AS "from", q.quota_cents, q.created_at, q.updated_at
            FROM rep_quotas q
-           JOIN users u ON u.org_id = q.org_id AND u.id = q.user_id
-           JOIN plans p ON p.org_id = q.org_id AND p.id = q.plan_id
+           JOIN users u ON u.org_id = $1 AND u.id = q.user_id
+           JOIN plans p ON p.org_id = $1 AND p.id = q.plan_id
+           LEFT JOIN plan_versions v ON v.org_id = $1 AND v.id = p.current_version_id
+           JOIN orgs o ON o.id = $1
            WHERE q.org_id = $1${rep}${plan}
            ORDER BY u.external_id, p.key, q.effective_from`,
     values,

@@ -10,6 +10,7 @@ import {
   insertAdjustment,
   recountAttainment,
   requireOpenPeriod,
+  requirePlanPeriod,
   resolveDeal,
   resolveUser,
   sameOrRefused,
@@ -96,6 +97,7 @@ export async function importAdjustmentFile(
         }
         const userId = await resolveUser(tx, orgId, input, RowRefusal);
         const dealId = await resolveDeal(tx, orgId, input, RowRefusal);
+        await requirePlanPeriod(tx, orgId, userId, row.period_id, RowRefusal);
         await requireOpenPeriod(tx, orgId, row.period_id, RowRefusal);
         toWrite.push({
           user_id: userId,

@@ -1,4 +1,5 @@
 import { type AdminActor, adminAuditEntry } from '../audit/adminEntries.ts';
+import { adjustmentPeriodProblem } from '../domain/adjustmentPeriods.ts';
 import { type AdjustmentCategory, adjustmentProblem } from '../domain/adjustments.ts';
 import { isKnownCurrency } from '../domain/currencies.ts';
 import { earliestOpenPeriodFrom } from '../domain/earnings/ledger.ts';
@@ -9,6 +10,8 @@ import type { AdjustmentRecord, NewAdjustment } from '../repositories/adjustment
 import * as adjustments from '../repositories/adjustments.ts';
 import * as audit from '../repositories/audit.ts';
 import * as deals from '../repositories/deals.ts';
+import * as earningsByPeriod from '../repositories/earningsByPeriod.ts';
+import * as ledgerPlans from '../repositories/ledgerPlans.ts';
 import * as periods from '../repositories/periods.ts';
 import type { Transaction } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
@@ -129,7 +132,11 @@ export function inputProblem(input: AdjustmentInput): string | null {
 
 export type Refuse = new (message: string) => Error;
 
-export function refusal(as: Refuse | undefined, code: 'not_found' | 'invalid_state', reason: string): Error {
+export function refusal(
+  as: Refuse | undefined,
+  code: 'not_found' | 'invalid_state' | 'invalid_body',
+  reason: string,
+): Error {
   return as ? new as(reason) : new Refusal(code, reason);
 }
 
@@ -193,6 +200,33 @@ export async function resolveDeal(
  * Holds the period `FOR SHARE` (created open if new) until the transaction ends, so a lock waits for the write;
  * a locked or paid period is refused, naming the earliest open period after it.
  */
+/**
+ * Refuses an adjustment into a period that is not one of a plan the rep is on (docs/pay-workflow.md#manual-adjustments):
+ * a quarter for a rep paid monthly, a month before anything was booked for the org. Read inside the adjustment's
+ * transaction, before its period is held, so a refusal leaves no period row behind.
+ */
+export async function requirePlanPeriod(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  periodId: string,
+  as?: Refuse,
+): Promise<void> {
+  if (!isPeriodId(periodId)) return;
+  const user = await users.find(tx, orgId, userId);
+  const plans = await ledgerPlans.listForStatements(tx, orgId);
+  const repHasRowsInPeriod = await earningsByPeriod.repHasRowsInPeriod(tx, orgId, userId, periodId);
+  const firstBookedOn = await earningsByPeriod.firstBookedDay(tx, orgId);
+  const problem = adjustmentPeriodProblem({
+    periodId,
+    repExternalId: user?.external_id ?? '',
+    plans,
+    repHasRowsInPeriod,
+    firstBookedOn,
+  });
+  if (problem) throw refusal(as, 'invalid_body', problem);
+}
+
 export async function requireOpenPeriod(tx: Transaction, orgId: string, periodId: string, as?: Refuse): Promise<void> {
   await periods.ensurePeriods(tx, orgId, [periodId]);
   const held = await periods.sharePeriods(tx, orgId, [periodId]);

@@ -13,6 +13,7 @@ import {
   insertAdjustment,
   recountAttainment,
   requireOpenPeriod,
+  requirePlanPeriod,
   resolveDeal,
   resolveUser,
   sameOrRefused,
@@ -58,6 +59,7 @@ export class AdjustmentAdmin {
       }
       const userId = await resolveUser(tx, orgId, input);
       const dealId = await resolveDeal(tx, orgId, input);
+      await requirePlanPeriod(tx, orgId, userId, input.period_id);
       await requireOpenPeriod(tx, orgId, input.period_id);
       const record = await insertAdjustment(
         tx,

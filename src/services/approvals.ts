@@ -189,34 +189,64 @@ export class StatementApprovals {
 
   /** Every statement of the period that pays something, with its approval. */
   async ofPeriod(orgId: string, periodId: string): Promise<ApprovalView[]> {
+    return (await this.statementsOfPeriod(orgId, periodId)).map((each) => each.view);
+  }
+
+  /** Every statement of the period that pays something with its approval, by the rep's external id. */
+  async statementsOfPeriod(
+    orgId: string,
+    periodId: string,
+  ): Promise<Array<{ view: ApprovalView; statement: Statement }>> {
     requirePeriodId(periodId);
     const { statement_approval_policy: policy } = await this.settings(orgId);
     const [reps, latest] = await Promise.all([
       earningsByPeriod.repsPaidInPeriod(this.#statements, orgId, periodId),
       statementApprovals.latestOfPeriod(this.#statements, orgId, periodId),
     ]);
-    const views: ApprovalView[] = [];
+    const found: Array<{ view: ApprovalView; statement: Statement }> = [];
     for (const userId of reps) {
       const statement = await this.#reader.statement(orgViewer(orgId), userId, periodId);
-      if (statement) views.push(viewOf(policy, statement, latest.get(userId) ?? []));
+      if (statement) found.push({ view: viewOf(policy, statement, latest.get(userId) ?? []), statement });
     }
-    return views.sort((a, b) => (a.user_external_id < b.user_external_id ? -1 : 1));
+    return found.sort((a, b) => (a.view.user_external_id < b.view.user_external_id ? -1 : 1));
+  }
+
+  /** Per rep external id, the user ids of the rep's managers as of today, nearest first (reads the hierarchy once). */
+  async managersOfReps(orgId: string): Promise<(repExternalId: string) => string[]> {
+    const entries = await repManagers.entriesOfOrg(this.#statements, orgId);
+    return (repExternalId) => managerUserIdsOf(entries, repExternalId, this.#today());
   }
 
   async #managersOf(tx: Transaction, orgId: string, repExternalId: string): Promise<string[]> {
-    const entries = await repManagers.entriesOfOrg(tx, orgId);
-    const hierarchy = repHierarchyOf(
-      entries.map((entry) => ({
-        rep_external_id: entry.rep_external_id,
-        manager_external_id: entry.manager_external_id,
-        from: entry.from,
-      })),
-    );
-    const chain = new Set(managersOn(hierarchy, repExternalId, this.#today(), MANAGER_DEPTH));
-    return entries
-      .filter((entry) => chain.has(entry.manager_external_id ?? ''))
-      .map((entry) => entry.manager_user_id ?? '');
+    return managerUserIdsOf(await repManagers.entriesOfOrg(tx, orgId), repExternalId, this.#today());
   }
+}
+
+/** The user ids of the rep's managers on `day`, nearest first, from the hierarchy's entries. */
+function managerUserIdsOf(
+  entries: readonly repManagers.ManagerEntryRecord[],
+  repExternalId: string,
+  day: string,
+): string[] {
+  const hierarchy = repHierarchyOf(
+    entries.map((entry) => ({
+      rep_external_id: entry.rep_external_id,
+      manager_external_id: entry.manager_external_id,
+      from: entry.from,
+    })),
+  );
+  const chain = managersOn(hierarchy, repExternalId, day, MANAGER_DEPTH);
+  const userIdOf = new Map(
+    entries.flatMap((entry) =>
+      entry.manager_external_id && entry.manager_user_id
+        ? [[entry.manager_external_id, entry.manager_user_id] as const]
+        : [],
+    ),
+  );
+  return chain.flatMap((manager) => {
+    const userId = userIdOf.get(manager);
+    return userId ? [userId] : [];
+  });
 }
 
 function toView(settings: orgs.PaySettings): PaySettingsView {

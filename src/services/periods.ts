@@ -2,6 +2,7 @@ import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntri
 import { periodReopened } from '../domain/earnings/ledger.ts';
 import { isPeriodId, periodBounds } from '../domain/periods.ts';
 import { Refusal } from '../domain/refusal.ts';
+import * as adjustments from '../repositories/adjustments.ts';
 import * as audit from '../repositories/audit.ts';
 import * as earningsByPeriod from '../repositories/earningsByPeriod.ts';
 import type { PeriodTotal } from '../repositories/earningsOverview.ts';
@@ -36,6 +37,15 @@ export interface PeriodChangeResult {
    * and nothing else changed); null otherwise.
    */
   reopen_request?: ReopenRequestRecord | null;
+}
+
+/** A period with its standing rows' totals by status and currency, and its manual adjustments' by currency. */
+export interface PeriodWithTotals extends PeriodRecord {
+  totals: PeriodTotal[];
+  adjustments: Array<{ currency: string; count: number; amount_cents: number }>;
+  /** The four-eyes requests waiting for a second admin; null when there is none. */
+  payment_request: PaymentRequestRecord | null;
+  reopen_request: ReopenRequestRecord | null;
 }
 
 export interface PeriodAdminOptions {
@@ -102,14 +112,26 @@ export class PeriodAdmin {
     return periods.listForOrg(this.#statements, orgId);
   }
 
-  /** The periods with, per period, the count and sum of its standing earnings rows by status. */
-  async listWithTotals(orgId: string): Promise<Array<PeriodRecord & { totals: PeriodTotal[] }>> {
+  /**
+   * The periods with, per period, the count and sum of its standing earnings rows by status and currency, and of its
+   * manual adjustments by currency.
+   */
+  async listWithTotals(orgId: string): Promise<PeriodWithTotals[]> {
     await this.requireOrg(orgId);
-    const [found, totals] = await Promise.all([
+    const [found, totals, adjusted, payments, reopenings] = await Promise.all([
       periods.listForOrg(this.#statements, orgId),
       earningsOverview.periodTotalsByStatus(this.#statements, orgId),
+      adjustments.totalsByPeriod(this.#statements, orgId),
+      paymentRequests.listOfOrg(this.#statements, orgId),
+      reopenRequests.listOfOrg(this.#statements, orgId),
     ]);
-    return found.map((period) => ({ ...period, totals: totals.filter((total) => total.period_id === period.id) }));
+    return found.map((period) => ({
+      ...period,
+      totals: totals.filter((total) => total.period_id === period.id),
+      adjustments: adjusted.filter((total) => total.period_id === period.id),
+      payment_request: payments.find((request) => request.period_id === period.id) ?? null,
+      reopen_request: reopenings.find((request) => request.period_id === period.id) ?? null,
+    }));
   }
 
   /**

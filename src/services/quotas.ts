@@ -30,6 +30,8 @@ export interface QuotaEntryView {
   rep_external_id: string;
   plan_id: string;
   plan_key: string;
+  /** The plan's currency, which `quota_cents` is in. */
+  currency: string;
   from: CalendarDate;
   /** Null: the plan's own quota from `from` on. */
   quota_cents: number | null;
@@ -44,6 +46,8 @@ export interface SetQuotaInput {
   from: string;
   /** Minor units of the plan's currency; null: the plan's own quota again from `from` on. */
   quotaCents: number | null;
+  /** Instead of `quotaCents`: the quota in major units of the plan's currency ("120000.00"), converted once it is known. */
+  quota?: string;
 }
 
 export interface SetStartDateInput {
@@ -110,6 +114,7 @@ export class QuotaAdmin {
       rep_external_id: entry.rep_external_id,
       plan_id: entry.plan_id,
       plan_key: entry.plan_key,
+      currency: entry.currency,
       from: entry.from,
       quota_cents: entry.quota_cents,
       updated_at: new Date(entry.updated_at),
@@ -127,6 +132,12 @@ export class QuotaAdmin {
   /** From `from` on, the rep's quota under the plan is `quotaCents` (null: the plan's). Reps are created on first sight. */
   async set(input: SetQuotaInput, actor: AdminActor = CLI_ACTOR): Promise<QuotaChangeResult> {
     checkExternalId(input.repExternalId, 'rep_external_id');
+    if (input.quota !== undefined && input.quotaCents !== null) {
+      throw new Refusal('invalid_body', 'quota: send quota (major units) or quota_cents (minor units), not both');
+    }
+    if (input.quota !== undefined && !/^\d+(\.\d+)?$/.test(input.quota)) {
+      throw new Refusal('invalid_body', `quota: ${JSON.stringify(input.quota)} is not an amount such as 120000.00`);
+    }
     if (input.quotaCents !== null && (!Number.isSafeInteger(input.quotaCents) || input.quotaCents < 1)) {
       throw new Refusal('invalid_body', 'quota_cents: must be a whole number of minor units, at least 1, or null');
     }
@@ -139,6 +150,7 @@ export class QuotaAdmin {
       plan_key: input.planKey,
       from: input.from,
       quota_cents: input.quotaCents,
+      ...(input.quota === undefined ? {} : { amount: input.quota }),
     };
     return this.#apply(input.orgId, 1, { quotas: [write], starts: [], names: [] }, actor, 'single');
   }

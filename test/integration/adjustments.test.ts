@@ -253,6 +253,38 @@ describe('manual adjustments', () => {
     assert.deepEqual([paid?.paid_cents, paid?.approved_cents, paid?.adjustment_cents], [650_000, 0, 50_000]);
   });
 
+  test('only into a period of a plan the rep is on: a quarter of an org paying monthly and a month before anything was booked are refused, saying why, and leave no period behind', async ({
+    org,
+    client,
+    signedIn,
+  }) => {
+    const plan = planDocument();
+    await applyPlan(testDatabase(), org.id, plan);
+    await client.deals.ingestEvent({
+      external_id: 'opp-a',
+      state: state(6_000_000, 'closed_won', '2026-04-10', { region: 'EMEA' }),
+    });
+    const { client: admin } = await signedIn('admin', org.id);
+    const periodsBefore = await testDatabase().period.count({ where: { org_id: org.id } });
+    const quarter = await addBonus(admin, { period_id: '2026-Q2' });
+    assert.equal(quarter.response.status, 400);
+    assert.equal(
+      quarter.error?.reason,
+      `period_id: 2026-Q2 is a quarter, and no plan rep-017 is on pays by quarter (${plan.key} pays monthly); use a month (YYYY-MM)`,
+    );
+    const longPast = await addBonus(admin, { period_id: '2019-01' });
+    assert.equal(longPast.response.status, 400);
+    assert.match(
+      longPast.error?.reason ?? '',
+      /^period_id: 2019-01 ended before the org's first period with earnings \(which starts on 2026-04-01\)/,
+    );
+    assert.equal(await adjustmentCount(org.id), 0);
+    assert.equal(await testDatabase().period.count({ where: { org_id: org.id } }), periodsBefore);
+    // A later month of the plan is taken, as the month with the rep's earnings is.
+    assert.equal((await addBonus(admin, { period_id: '2026-06' })).response.status, 201);
+    assert.equal((await addBonus(admin)).response.status, 201);
+  });
+
   test('one that counts toward attainment moves the tiers, the bonus, the statement and the trace; its void takes it back under the ledger rules', async ({
     org,
     client,

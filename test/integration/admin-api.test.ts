@@ -407,11 +407,13 @@ describe('admin API: what the console does', () => {
 
     const periods = await client.api.GET('/admin/v1/periods');
     const february = periods.data?.periods.find((period) => period.id === '2026-02');
-    assert.deepEqual(february?.totals, [{ status: 'pending', rows: 2, amount_cents: 150_000 }]);
+    assert.deepEqual(february?.totals, [{ status: 'pending', currency: 'USD', rows: 2, amount_cents: 150_000 }]);
 
     const locked = await client.api.POST('/admin/v1/periods/{id}/lock', { params: { path: { id: '2026-02' } } });
     assert.equal(locked.data?.rows_moved, 2);
-    assert.deepEqual(locked.data?.period.totals, [{ status: 'approved', rows: 2, amount_cents: 150_000 }]);
+    assert.deepEqual(locked.data?.period.totals, [
+      { status: 'approved', currency: 'USD', rows: 2, amount_cents: 150_000 },
+    ]);
     const again = await client.api.POST('/admin/v1/periods/{id}/lock', { params: { path: { id: '2026-02' } } });
     assert.deepEqual([again.data?.changed, again.data?.rows_moved], [false, 0]);
     const paid = await client.api.POST('/admin/v1/periods/{id}/mark-paid', { params: { path: { id: '2026-02' } } });

@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { describe } from 'vitest';
 import { stringify } from 'yaml';
-import { planDocument } from '../factories/plans.ts';
+import { applyPlan, planDocument } from '../factories/plans.ts';
+import { seriousAccessibilityViolations } from '../helpers/browser.ts';
 import { eventually } from '../helpers/clock.ts';
+import { state } from '../helpers/earnings.ts';
 import { test } from '../helpers/fixtures.ts';
+import { testServices } from '../helpers/services.ts';
 
 // The console's shared confirmation dialog and paged loading, on the pages whose actions the walk-through in
 // admin-console.e2e.test.ts does not take: archive a plan, lock early, reopen and mark a period paid, deactivate and reactivate a rep, rotate a webhook secret, page
@@ -95,6 +98,82 @@ describe('the admin console asks before it acts', () => {
     assert.equal(await page.getByRole('button', { name: 'Reopen 2026-04' }).count(), 0);
     // The one refusal the browser logs: the early lock without a reason.
     assert.deepEqual(errors, ['Failed to load resource: the server responded with a status of 409 (Conflict)']);
+  });
+
+  test('four-eyes payment: the first admin only requests, as the dialog says, and the request shows on the periods and on the sign-off board with the totals and adjustments in dollars', async ({
+    consolePage,
+    client,
+    db,
+    org,
+    server,
+  }) => {
+    const { page, errors } = consolePage;
+    await applyPlan(db, org.id, planDocument());
+    await client.deals.ingestEvent({
+      external_id: 'opp-board',
+      state: { ...state(1_000_000, 'closed_won', '2026-05-10', { region: 'NA' }), owner_external_id: 'rep-b' },
+    });
+    const services = testServices({ db }).admin;
+    await services.adjustments.create(org.id, {
+      user_external_id: 'rep-b',
+      period_id: '2026-05',
+      amount_cents: 12_345,
+      category: 'one_off_bonus',
+      reason: 'a spiff',
+    });
+    await goTo(page, 'Periods');
+    const row = page.locator('tr[data-period-id="2026-05"]');
+    const earned = (
+      await client.statements.get(
+        (
+          await db.user.findFirstOrThrow({ where: { org_id: org.id, external_id: 'rep-b' } })
+        ).id,
+        '2026-05',
+      )
+    ).payable_cents;
+    const dollars = (cents: number) => `$${(cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2 })}`;
+    await row.locator('[data-field="adjustments"]').getByText('$123.45').waitFor();
+    await row.locator('[data-field="payable"]').getByText(dollars(earned)).waitFor();
+
+    await page.getByLabel('Four-eyes payment (a second admin confirms Mark paid)').check();
+    await page.getByText('Pay settings saved.').waitFor();
+    await page.getByRole('button', { name: 'Lock 2026-05' }).click();
+    await page.getByRole('dialog', { name: 'Lock 2026-05?' }).getByRole('button', { name: 'Lock period' }).click();
+    await row.locator('[data-field="status"]').getByText('Locked').waitFor();
+    await page.getByRole('button', { name: 'Mark 2026-05 paid' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Request the payment of 2026-05?' });
+    await dialog
+      .getByText('this records your request to pay 2026-05, and nothing is paid yet', { exact: false })
+      .waitFor();
+    assert.equal(await dialog.getByText('never reopens', { exact: false }).count(), 0);
+    assert.equal(await dialog.getByText('cannot be undone', { exact: false }).count(), 0);
+    assert.deepEqual(await seriousAccessibilityViolations(page), []);
+    await dialog.getByRole('button', { name: 'Request payment' }).click();
+    await page.getByText(/^Payment of 2026-05 requested by /).waitFor();
+    await row
+      .locator('[data-field="payment-request"]')
+      .getByText(/^Payment requested by .+@/)
+      .waitFor();
+    assert.equal((await db.period.findFirstOrThrow({ where: { org_id: org.id, id: '2026-05' } })).status, 'locked');
+
+    // The board: who asked, the totals with the adjustment and what the payroll file pays, each in dollars.
+    await page.getByRole('link', { name: 'Board of 2026-05' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Sign-off: 2026-05' }).waitFor();
+    await page
+      .getByTestId('payment-request')
+      .getByText('A second, different admin pays it', { exact: false })
+      .waitFor();
+    const totals = page.getByTestId('sign-off-totals');
+    await totals.getByText(dollars(earned), { exact: true }).waitFor();
+    assert.match(await totals.innerText(), /adjustments \$123\.45; the payroll file pays \$/);
+    await page
+      .locator('tr', { hasText: 'rep-b' })
+      .locator('[data-field="approval"]')
+      .getByText('Not required')
+      .waitFor();
+    assert.deepEqual(await seriousAccessibilityViolations(page), []);
+    assert.ok(server.url);
+    assert.deepEqual(errors, []);
   });
 
   test('a leaving rep is deactivated with their last day, then reactivated', async ({ consolePage, client }) => {

@@ -43,7 +43,8 @@ describe('quotas in the admin console', () => {
       const good = `${header}\nrep-1,${plan.key},2026-01-01,90000.00,2026-01-12\n`;
       await upload('good.csv', good);
       await page.getByText('1 quota entry and 1 start date changed; 0 earnings rows recomputed.').waitFor();
-      await page.getByRole('cell', { name: '9000000' }).waitFor();
+      // The quota in the plan's currency, by the shared formatter, not in minor units.
+      await page.getByRole('cell', { name: '$90,000.00' }).waitFor();
       assert.deepEqual(await seriousAccessibilityViolations(page), []);
 
       await upload('good-again.csv', good);

@@ -288,6 +288,131 @@ describe('statement approvals', () => {
     assert.equal(entry?.actor, account.email);
   });
 
+  test('the sign-off board: who each statement waits on and since when, a reset with its difference, bulk reminders recorded once an hour, the payment request the second admin sees, totals with the adjustments that equal the payroll file', {
+    timeout: 120_000,
+  }, async ({ org, client, db, server, signedIn }) => {
+    const ids = await team(org.id, client);
+    const admin = services();
+    await admin.approvals.updateSettings(org.id, {
+      statement_approval_policy: 'rep_then_manager',
+      four_eyes_payment: true,
+    });
+    const rep = (userId: string): ApproverPrincipal => ({ kind: 'rep', orgId: org.id, userId });
+    // rep-1 approved, then a correction resets it; rep-2 approved, and waits on mgr-2.
+    const first = await admin.approvals.approve(rep(ids.rep1), ids.rep1, PERIOD);
+    await admin.approvals.approve(rep(ids.rep2), ids.rep2, PERIOD);
+    await admin.adjustments.create(org.id, {
+      user_id: ids.rep1,
+      period_id: PERIOD,
+      amount_cents: 12_345,
+      category: 'correction',
+      reason: 'a missed deal',
+    });
+    const { client: firstAdmin, account: firstAccount } = await signedIn('admin', org.id);
+    const email = firstAccount.email;
+    const board = async () => {
+      const answer = await firstAdmin.api.GET('/admin/v1/periods/{id}/sign-off', { params: { path: { id: PERIOD } } });
+      assert.equal(answer.response.status, 200);
+      return answer.data as NonNullable<typeof answer.data>;
+    };
+    const open = await board();
+    const row = (userId: string) => open.statements.find((each) => each.user_id === userId);
+    assert.deepEqual(
+      open.statements.map((each) => [each.user_external_id, each.approval.state]),
+      [
+        ['mgr-1', 'waiting_rep'],
+        ['mgr-2', 'waiting_rep'],
+        ['rep-1', 'waiting_rep'],
+        ['rep-2', 'waiting_manager'],
+      ],
+    );
+    assert.deepEqual(
+      row(ids.rep2)?.waiting_on.map((person) => [person.external_id, person.role]),
+      [['mgr-2', 'manager']],
+    );
+    const rep2Approval = row(ids.rep2)?.approval.steps.find((step) => step.step === 'rep')?.approval?.approved_at;
+    assert.equal(row(ids.rep2)?.waiting_since, rep2Approval);
+    const reset = row(ids.rep1)?.approval.steps.find((step) => step.step === 'rep');
+    assert.equal(reset?.standing, false);
+    assert.equal(row(ids.rep1)?.waiting_since, first.view.steps[0]?.approval?.created_at.toISOString());
+    assert.deepEqual(
+      reset?.difference?.adjustments.map((each) => [each.approved_cents, each.now_cents]),
+      [[null, 12_345]],
+    );
+    assert.deepEqual(
+      row(ids.mgr1)?.waiting_on.map((person) => person.role),
+      ['rep'],
+    );
+    assert.equal(row(ids.mgr1)?.waiting_since, '2026-04-01T00:00:00.000Z');
+    const payable = open.statements.reduce((sum, each) => sum + (each.currencies[0]?.payable_cents ?? 0), 0);
+    assert.deepEqual(open.totals, [
+      {
+        currency: 'USD',
+        earnings_cents: payable - 12_345,
+        adjustments_cents: 12_345,
+        payable_cents: payable,
+        held_pending_acceptance_cents: 0,
+        payroll_cents: null,
+      },
+    ]);
+
+    // Bulk: every waiting statement; again within the hour, each is skipped; an unknown rep is refused.
+    const remind = (body: { user_ids?: string[] }) =>
+      firstAdmin.api.POST('/admin/v1/periods/{id}/sign-off/reminders', { params: { path: { id: PERIOD } }, body });
+    const reminded = await remind({});
+    assert.equal(reminded.response.status, 200);
+    assert.equal(reminded.data?.reminded.length, 4);
+    assert.equal(reminded.data?.delivered_by_webhook, false);
+    assert.deepEqual(
+      reminded.data?.reminded.find((each) => each.user_id === ids.rep2)?.recipients.map((p) => p.external_id),
+      ['mgr-2'],
+    );
+    const again = await remind({ user_ids: [ids.rep1] });
+    assert.deepEqual(again.data?.skipped, [{ user_id: ids.rep1, reason: 'reminded_recently' }]);
+    const unknown = await remind({ user_ids: ['user_nobody'] });
+    assert.equal(unknown.response.status, 400);
+    assert.equal(await db.statementReminder.count({ where: { org_id: org.id } }), 4);
+    assert.equal(await db.auditEntry.count({ where: { org_id: org.id, action: 'statement_approval.reminded' } }), 4);
+    assert.ok(
+      (await board()).statements.every((each) => each.last_reminded_at === reminded.data?.reminded[0]?.reminded_at),
+    );
+
+    // Locked and asked to pay by the first admin: the second admin sees who asked, on the board and the periods list.
+    await admin.periods.lock(org.id, PERIOD, undefined, { overrideReason: 'the managers are away' });
+    const requested = await firstAdmin.api.POST('/admin/v1/periods/{id}/mark-paid', {
+      params: { path: { id: PERIOD } },
+    });
+    assert.ok(requested.data?.payment_request);
+    assert.equal((await remind({})).response.status, 409);
+    const account = await createAdmin(db, org.id, 'admin');
+    const second = adminClient(server);
+    await second.signIn(account.email, account.password);
+    const seen = await second.api.GET('/admin/v1/periods/{id}/sign-off', { params: { path: { id: PERIOD } } });
+    assert.equal(seen.data?.payment_request?.requested_by, email);
+    const listed = (await second.api.GET('/admin/v1/periods')).data?.periods.find((each) => each.id === PERIOD);
+    assert.equal(listed?.payment_request?.requested_by, email);
+    assert.deepEqual(listed?.adjustments, [{ currency: 'USD', count: 1, amount_cents: 12_345 }]);
+    // The totals with the adjustment are what the payroll file pays.
+    const csv = String(
+      (
+        await second.api.GET('/admin/v1/periods/{id}/payroll-export', {
+          params: { path: { id: PERIOD } },
+          parseAs: 'text',
+        })
+      ).data,
+    );
+    const [header, ...lines] = csv.trim().split(/\r?\n/);
+    const column = (header ?? '').split(',').indexOf('total_cents');
+    const payroll = lines.reduce((sum, line) => sum + Number(line.split(',')[column]), 0);
+    assert.equal(payroll, payable);
+    assert.deepEqual(listed?.payable, [{ currency: 'USD', amount_cents: payroll }]);
+    const locked = seen.data?.totals[0];
+    assert.deepEqual(
+      [locked?.payroll_cents, locked?.payable_cents, locked?.adjustments_cents],
+      [payroll, payroll, 12_345],
+    );
+  });
+
   test('/v1: the approval is read with earnings:read; approving with an API key is 403, as it is a rep action', async ({
     org,
     client,

@@ -86,7 +86,11 @@ describe('the console’s inquiries', () => {
 
       await page.getByLabel('Note to the rep').fill('Owner corrected in the CRM and recomputed.');
       await page.getByLabel('Settled by').selectOption('recompute');
-      await page.getByLabel('Amount changed (minor units, signed)').fill('84000');
+      // Major units, by the currency's decimals: more than USD has are refused, saying so, and nothing is sent.
+      await page.getByLabel('Amount changed (signed, in the currency)').fill('840.001');
+      await page.getByRole('button', { name: 'Resolve', exact: true }).click();
+      await page.getByText('Amount changed: USD amounts have at most 2 decimals.').waitFor();
+      await page.getByLabel('Amount changed (signed, in the currency)').fill('840.00');
       await page.getByRole('button', { name: 'Resolve', exact: true }).click();
       await page.getByText('Resolved.').waitFor();
       await page.locator('[data-field="state"]').getByText('Resolved').waitFor();

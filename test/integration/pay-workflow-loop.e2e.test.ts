@@ -131,7 +131,9 @@ describe('the pay workflow, end to end', () => {
       .fill('Paid by hand this month; the CRM owner is fixed for next time.');
     await consolePage.getByLabel('Settled by').selectOption('adjustment');
     await consolePage.getByLabel('Adjustment id').fill(adjustmentId);
-    await consolePage.getByLabel('Amount changed (minor units, signed)').fill(String(MISSING_DEAL_CENTS));
+    await consolePage
+      .getByLabel('Amount changed (signed, in the currency)')
+      .fill((MISSING_DEAL_CENTS / 100).toFixed(2));
     await consolePage.getByRole('button', { name: 'Resolve', exact: true }).click();
     await consolePage.getByText('Resolved.').waitFor();
     await consolePage.locator('[data-field="state"]').getByText('Resolved').waitFor();

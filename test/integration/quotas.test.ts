@@ -98,10 +98,22 @@ describe('quota tables', () => {
       listed.data?.quotas.map((entry) => [entry.rep_external_id, entry.plan_key, entry.from, entry.quota_cents]),
       [['rep-q', plan.key, '2026-04-01', 7_500_000]],
     );
+    assert.equal(listed.data?.quotas[0]?.currency, 'USD');
     const again = await admin.api.POST('/admin/v1/quotas', {
       body: { rep_external_id: 'rep-q', plan_key: plan.key, from: '2026-04-01', quota_cents: 7_500_000 },
     });
     assert.deepEqual([again.data?.changed, again.data?.rows_recomputed], [false, 0]);
+    // The same quota typed in major units of the plan's currency (the console's form) changes nothing; one decimal
+    // too many is refused, saying so.
+    const major = await admin.api.POST('/admin/v1/quotas', {
+      body: { rep_external_id: 'rep-q', plan_key: plan.key, from: '2026-04-01', quota: '75000.00' },
+    });
+    assert.deepEqual([major.response.status, major.data?.changed], [200, false]);
+    const tooPrecise = await admin.api.POST('/admin/v1/quotas', {
+      body: { rep_external_id: 'rep-q', plan_key: plan.key, from: '2026-04-01', quota: '75000.001' },
+    });
+    assert.equal(tooPrecise.response.status, 400);
+    assert.match(tooPrecise.error?.reason ?? '', /has 3 decimals: the plan's currency takes at most 2/);
 
     const midMonth = await admin.api.POST('/admin/v1/quotas', {
       body: { rep_external_id: 'rep-q', plan_key: plan.key, from: '2026-04-15', quota_cents: 1 },

@@ -92,7 +92,7 @@ describe('leavers and returners', () => {
     // The leaver's lines were recomputed at once: May's deal (after the leaving date) earns nothing any more.
     assert.equal(await paidInMay(), 0);
     const reversed = (await mayRows()).find((row) => row.status === 'reversed');
-    assert.equal(reversed?.status_reason?.code, 'not_assigned');
+    assert.equal(reversed?.status_reason?.code, 'rep_left');
     assert.deepEqual((await client.statements.get(rep.id, '2026-05')).final, { leaving_date: '2026-05-15' });
     assert.equal((await client.statements.get(rep.id, '2026-04')).final, undefined);
     const [entry] = await testDatabase().auditEntry.findMany({ where: { org_id: org.id, action: 'rep.deactivated' } });

@@ -93,7 +93,7 @@ describe('quotient webhooks (CLI)', () => {
     assert.deepEqual(onlyJson(result), {
       error: 'invalid_argument',
       reason:
-        'unknown event kind deal.won; the kinds are earning.created, earning.status_changed, deal.updated, period.locked, period.paid, period.reopened, adjustment.created, inquiry.created, inquiry.updated, plan.acceptance_requested, plan.accepted (omit --events for all of them)',
+        'unknown event kind deal.won; the kinds are earning.created, earning.status_changed, deal.updated, period.locked, period.paid, period.reopened, adjustment.created, inquiry.created, inquiry.updated, plan.acceptance_requested, plan.accepted, statement.approval_reminder (omit --events for all of them)',
     });
   });
 

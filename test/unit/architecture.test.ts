@@ -73,6 +73,7 @@ const REPOSITORIES = [
   'sourceEvents',
   'ssoSignInAttempts',
   'statementApprovals',
+  'statementReminders',
   'statementRows',
   'users',
   'webhookDeliveries',

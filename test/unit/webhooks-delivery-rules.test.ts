@@ -97,7 +97,7 @@ describe('parseEventKinds', () => {
   test('when a kind is unknown, then the error lists the kinds there are', () => {
     assert.deepEqual(parseEventKinds('deal.updated,deal.won,ping'), {
       error:
-        'unknown event kinds deal.won, ping; the kinds are earning.created, earning.status_changed, deal.updated, period.locked, period.paid, period.reopened, adjustment.created, inquiry.created, inquiry.updated, plan.acceptance_requested, plan.accepted (omit --events for all of them)',
+        'unknown event kinds deal.won, ping; the kinds are earning.created, earning.status_changed, deal.updated, period.locked, period.paid, period.reopened, adjustment.created, inquiry.created, inquiry.updated, plan.acceptance_requested, plan.accepted, statement.approval_reminder (omit --events for all of them)',
     });
   });
 });

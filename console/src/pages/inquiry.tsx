@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { formatMinorUnits } from '../../../src/domain/currencies.ts';
+import { formatMinorUnits, parseMajorUnits } from '../../../src/domain/currencies.ts';
 import { shortDateTime } from '../../../ui/format.ts';
 import { api, describeError, type Schemas } from '../api.ts';
-import { Badge, type Outcome, OutcomeNotice, PageHeader, Show, useLoad } from '../components.tsx';
+import { Badge, Notice, type Outcome, OutcomeNotice, PageHeader, Show, useLoad } from '../components.tsx';
 import { Link } from '../router.tsx';
 import { type Inquiry, type LinkKind, StateBadge, subjectOf, TYPE_LABEL } from './inquiryLabels.tsx';
 
@@ -24,6 +24,7 @@ export function InquiryPage(props: { id: string; canChange: boolean }) {
   const [note, setNote] = useState('');
   const [amount, setAmount] = useState('');
   const [currency, setCurrency] = useState('USD');
+  const [amountProblem, setAmountProblem] = useState<string | undefined>();
   const [links, setLinks] = useState<LinkDraft[]>([{ kind: 'adjustment', id: '' }]);
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
@@ -216,7 +217,13 @@ export function InquiryPage(props: { id: string; canChange: boolean }) {
                   aria-labelledby="resolve-title"
                   onSubmit={(event) => {
                     event.preventDefault();
-                    const changed = amount.trim() === '' ? null : { amount_cents: Number(amount), currency };
+                    const parsed = amount.trim() === '' ? null : parseMajorUnits(amount, currency);
+                    if (parsed && 'problem' in parsed) {
+                      setAmountProblem(`Amount changed: ${parsed.problem}.`);
+                      return;
+                    }
+                    setAmountProblem(undefined);
+                    const changed = parsed ? { amount_cents: parsed.minor, currency } : null;
                     void act(
                       () =>
                         api.POST('/admin/v1/inquiries/{id}/resolve', {
@@ -302,12 +309,12 @@ export function InquiryPage(props: { id: string; canChange: boolean }) {
                   </button>
                   <div class="inline-form">
                     <div class="field">
-                      <label for="resolve-amount">Amount changed (minor units, signed)</label>
+                      <label for="resolve-amount">Amount changed (signed, in the currency)</label>
                       <input
                         id="resolve-amount"
-                        inputMode="numeric"
-                        pattern="-?\d{1,15}"
-                        placeholder="e.g. 15000; empty when nothing changed"
+                        inputMode="decimal"
+                        placeholder="e.g. 150.00; empty when nothing changed"
+                        aria-invalid={amountProblem ? 'true' : undefined}
                         value={amount}
                         onInput={(e) => setAmount(e.currentTarget.value)}
                       />
@@ -323,6 +330,7 @@ export function InquiryPage(props: { id: string; canChange: boolean }) {
                       />
                     </div>
                   </div>
+                  {amountProblem ? <Notice kind="error">{amountProblem}</Notice> : null}
                   <button type="submit" class="button button-primary" disabled={busy}>
                     Resolve
                   </button>

@@ -1,5 +1,5 @@
 import { useRef, useState } from 'preact/hooks';
-import { formatMoney } from '../../../src/domain/earnings/money.ts';
+import { formatMinorUnits } from '../../../src/domain/currencies.ts';
 import { plural, shortDateTime } from '../../../ui/format.ts';
 import { api, describeError, type Schemas } from '../api.ts';
 import {
@@ -13,6 +13,7 @@ import {
   ShowList,
   useLoad,
 } from '../components.tsx';
+import { Link } from '../router.tsx';
 
 type Period = Schemas['Period'];
 type Waiting = NonNullable<Schemas['Error']['waiting']>;
@@ -21,12 +22,39 @@ type Move = { period: Period; kind: 'lock' | 'pay' | 'reopen' };
 /** Why a lock was refused in a way a reason overrides: statements waiting for approval, or a period not ended. */
 type NeedsReason = { id: string; statements: Waiting; endsOn: string | undefined };
 
-function total(period: Period, status: (typeof STATUSES)[number]) {
-  return period.totals.find((entry) => entry.status === status);
+function totals(period: Period, status: (typeof STATUSES)[number]) {
+  return period.totals.filter((entry) => entry.status === status);
+}
+
+/** Amounts per currency, one under the other, by the shared formatter; a dash when there are none. */
+function Amounts(props: { amounts: ReadonlyArray<{ currency: string; amount_cents: number; note?: string }> }) {
+  if (props.amounts.length === 0) return <span class="muted">—</span>;
+  return (
+    <>
+      {props.amounts.map((each) => (
+        <div key={each.currency}>
+          <div>{formatMinorUnits(each.amount_cents, each.currency, 'symbol')}</div>
+          {each.note ? <div class="muted small">{each.note}</div> : null}
+        </div>
+      ))}
+    </>
+  );
+}
+
+/** What Mark paid does, said before it is done: with four-eyes on, the first admin's click only records a request. */
+function payDialogText(period: Period, fourEyes: boolean): string {
+  const pays = 'Approved earnings become paid, and a paid period never reopens.';
+  if (!fourEyes) return pays;
+  if (period.payment_request) {
+    return `${period.payment_request.requested_by} asked to pay ${period.id} on ${shortDateTime(period.payment_request.requested_at)} (UTC). Confirming pays it: ${pays} The admin who asked cannot confirm their own request.`;
+  }
+  return `Four-eyes payment is on: this records your request to pay ${period.id}, and nothing is paid yet. A second, different admin confirms it with Mark paid; until then the period stays locked.`;
 }
 
 export function PeriodsPage(props: { canChange: boolean }) {
   const [loaded, reload] = useLoad(() => api.GET('/admin/v1/periods'), []);
+  const [settings, reloadSettings] = useLoad(() => api.GET('/admin/v1/pay-settings'), []);
+  const fourEyes = settings.state === 'ready' && settings.data.four_eyes_payment;
   const [move, setMove] = useState<Move | undefined>();
   const [lockId, setLockId] = useState('');
   const [message, setMessage] = useState<Outcome | undefined>();
@@ -130,7 +158,7 @@ export function PeriodsPage(props: { canChange: boolean }) {
           </button>
         </form>
       ) : null}
-      <PaySettingsCard canChange={props.canChange} />
+      <PaySettingsCard canChange={props.canChange} onSaved={() => void reloadSettings()} />
       {props.canChange ? (
         <form
           class="card inline-form"
@@ -176,7 +204,14 @@ export function PeriodsPage(props: { canChange: boolean }) {
                       {status.slice(1)}
                     </th>
                   ))}
+                  <th scope="col" class="numeric">
+                    Adjustments
+                  </th>
+                  <th scope="col" class="numeric">
+                    Payable
+                  </th>
                   <th scope="col">Changed (UTC)</th>
+                  <th scope="col">Sign-off</th>
                   <th scope="col">Payroll</th>
                   {props.canChange ? (
                     <th scope="col">
@@ -202,23 +237,44 @@ export function PeriodsPage(props: { canChange: boolean }) {
                       ) : (
                         <Badge tone="green">Paid</Badge>
                       )}
+                      {period.payment_request ? (
+                        <div class="muted small" data-field="payment-request">
+                          Payment requested by {period.payment_request.requested_by}
+                        </div>
+                      ) : null}
+                      {period.reopen_request ? (
+                        <div class="muted small" data-field="reopen-request">
+                          Reopening requested by {period.reopen_request.requested_by}
+                        </div>
+                      ) : null}
                     </td>
-                    {STATUSES.map((status) => {
-                      const entry = total(period, status);
-                      return (
-                        <td class="numeric" key={status}>
-                          {entry ? (
-                            <>
-                              <div>{formatMoney(BigInt(entry.amount_cents))}</div>
-                              <div class="muted small">{plural(entry.rows, 'row')}</div>
-                            </>
-                          ) : (
-                            <span class="muted">—</span>
-                          )}
-                        </td>
-                      );
-                    })}
+                    {STATUSES.map((status) => (
+                      <td class="numeric" key={status}>
+                        <Amounts
+                          amounts={totals(period, status).map((entry) => ({
+                            ...entry,
+                            note: plural(entry.rows, 'row'),
+                          }))}
+                        />
+                      </td>
+                    ))}
+                    <td class="numeric" data-field="adjustments">
+                      <Amounts
+                        amounts={period.adjustments.map((entry) => ({
+                          ...entry,
+                          note: plural(entry.count, 'adjustment'),
+                        }))}
+                      />
+                    </td>
+                    <td class="numeric strong" data-field="payable">
+                      <Amounts amounts={period.payable} />
+                    </td>
                     <td class="nowrap">{shortDateTime(period.paid_at ?? period.locked_at)}</td>
+                    <td>
+                      <Link href={`/periods/${encodeURIComponent(period.id)}/sign-off`}>
+                        Board<span class="visually-hidden"> of {period.id}</span>
+                      </Link>
+                    </td>
                     <td>
                       {period.status === 'open' ? (
                         <span class="muted">—</span>
@@ -283,10 +339,20 @@ export function PeriodsPage(props: { canChange: boolean }) {
             ? `Lock ${chosen.period.id}?`
             : chosen.kind === 'reopen'
               ? `Reopen ${chosen.period.id}?`
-              : `Mark ${chosen.period.id} paid?`
+              : chosen.period.payment_request && fourEyes
+                ? `Confirm the payment of ${chosen.period.id}?`
+                : fourEyes
+                  ? `Request the payment of ${chosen.period.id}?`
+                  : `Mark ${chosen.period.id} paid?`
         }
         action={(chosen) =>
-          chosen.kind === 'lock' ? 'Lock period' : chosen.kind === 'reopen' ? 'Reopen' : 'Mark paid'
+          chosen.kind === 'lock'
+            ? 'Lock period'
+            : chosen.kind === 'reopen'
+              ? 'Reopen'
+              : fourEyes && !chosen.period.payment_request
+                ? 'Request payment'
+                : 'Mark paid'
         }
         tone="primary"
         disabled={(chosen) => chosen.kind === 'reopen' && !reopenReason.trim()}
@@ -317,7 +383,7 @@ export function PeriodsPage(props: { canChange: boolean }) {
             <p>
               {chosen.kind === 'lock'
                 ? 'Pending earnings become approved and their amounts are frozen. Later changes to deals of this period are booked into the next open period, unless the period is reopened (with a reason, until it is paid).'
-                : 'Approved earnings become paid, and a paid period never reopens. With four-eyes payment on, this records your request and a second admin confirms it.'}
+                : payDialogText(chosen.period, fourEyes)}
             </p>
           )
         }
@@ -327,7 +393,7 @@ export function PeriodsPage(props: { canChange: boolean }) {
 }
 
 /** The approval policy, four-eyes payment (docs/pay-workflow.md) and pay waiting for plan acceptance. */
-function PaySettingsCard(props: { canChange: boolean }) {
+function PaySettingsCard(props: { canChange: boolean; onSaved: () => void }) {
   const [loaded, reload] = useLoad(() => api.GET('/admin/v1/pay-settings'), []);
   const [outcome, setOutcome] = useState<Outcome | undefined>();
   // The settings as the admin last chose them: shown from the moment of the change, through the save, and then as the
@@ -345,6 +411,8 @@ function PaySettingsCard(props: { canChange: boolean }) {
     if (ticket !== latestSave.current) return;
     setOutcome(data ? { kind: 'success', text: 'Pay settings saved.' } : { kind: 'error', text: describeError(error) });
     setChosen(data);
+    // The page's dialogs say what Mark paid does under the settings as saved.
+    if (data) props.onSaved();
     // A refused change shows the settings as they stand.
     if (!data) void reload();
   };

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { formatMinorUnits } from '../../../src/domain/currencies.ts';
 import { plural, repLabel, shortDateTime } from '../../../ui/format.ts';
 import { api, describeError, type Schemas } from '../api.ts';
 import { Empty, Field, Notice, type Outcome, OutcomeNotice, PageHeader, ShowList, useLoad } from '../components.tsx';
@@ -70,7 +71,9 @@ export function QuotasPage(props: { canChange: boolean }) {
                   <th scope="col">Rep</th>
                   <th scope="col">Plan</th>
                   <th scope="col">From</th>
-                  <th scope="col">Quota (minor units)</th>
+                  <th scope="col" class="numeric">
+                    Quota
+                  </th>
                   <th scope="col">Updated</th>
                 </tr>
               </thead>
@@ -82,7 +85,13 @@ export function QuotasPage(props: { canChange: boolean }) {
                     </th>
                     <td>{entry.plan_key}</td>
                     <td class="nowrap">{entry.from}</td>
-                    <td>{entry.quota_cents === null ? <span class="muted">plan quota</span> : entry.quota_cents}</td>
+                    <td class="numeric">
+                      {entry.quota_cents === null ? (
+                        <span class="muted">plan quota</span>
+                      ) : (
+                        formatMinorUnits(entry.quota_cents, entry.currency, 'symbol')
+                      )}
+                    </td>
                     <td class="nowrap">{shortDateTime(entry.updated_at)}</td>
                   </tr>
                 ))}
@@ -163,15 +172,20 @@ function QuotaForm(props: { canChange: boolean; onDone: Done }) {
       aria-labelledby="quota-set-title"
       onSubmit={async (event) => {
         event.preventDefault();
-        const cents = quota.trim() === '' ? null : Number(quota.trim());
-        if (cents !== null && (!Number.isSafeInteger(cents) || cents < 1)) {
-          setProblem('The quota is a whole number of minor units (cents), at least 1; empty for the plan quota.');
+        // Major units of the plan's currency, as typed (thousands separators dropped); the server knows the plan's
+        // currency and refuses more decimals than it has, saying so.
+        const amount = quota.trim().replaceAll(',', '');
+        if (amount !== '' && !/^\d+(\.\d+)?$/.test(amount)) {
+          setProblem(
+            'The quota is an amount in the plan currency, such as 120000 or 120000.00; empty for the plan quota.',
+          );
           return;
         }
         setProblem(undefined);
         setBusy(true);
+        const target = { rep_external_id: rep.trim(), plan_key: plan.trim(), from };
         const { data, error } = await api.POST('/admin/v1/quotas', {
-          body: { rep_external_id: rep.trim(), plan_key: plan.trim(), from, quota_cents: cents },
+          body: amount === '' ? { ...target, quota_cents: null } : { ...target, quota: amount },
         });
         setBusy(false);
         props.onDone(data, error);
@@ -193,10 +207,14 @@ function QuotaForm(props: { canChange: boolean; onDone: Done }) {
           onInput={(event) => setFrom(event.currentTarget.value)}
         />
       </Field>
-      <Field label="Quota (minor units)" id="quota-cents" hint="Empty: the plan's own quota again from that day.">
+      <Field
+        label="Quota"
+        id="quota-amount"
+        hint="In the plan's currency, such as 120000.00. Empty: the plan's own quota again from that day."
+      >
         <input
-          id="quota-cents"
-          inputMode="numeric"
+          id="quota-amount"
+          inputMode="decimal"
           value={quota}
           onInput={(event) => setQuota(event.currentTarget.value)}
         />

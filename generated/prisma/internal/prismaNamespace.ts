@@ -434,6 +434,7 @@ export const ModelName = {
   AccountingConversion: 'AccountingConversion',
   Adjustment: 'Adjustment',
   StatementApproval: 'StatementApproval',
+  StatementReminder: 'StatementReminder',
   PaymentRequest: 'PaymentRequest',
   PeriodReopenRequest: 'PeriodReopenRequest',
   RepToken: 'RepToken',
@@ -461,7 +462,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "credentialOrg" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "scimUser" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "periodReopenRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance" | "planAcceptanceDocument" | "pendingEvaluation" | "crmConnection" | "feedWriterSlot"
+    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "credentialOrg" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "scimUser" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "statementReminder" | "paymentRequest" | "periodReopenRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance" | "planAcceptanceDocument" | "pendingEvaluation" | "crmConnection" | "feedWriterSlot"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -3203,6 +3204,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    StatementReminder: {
+      payload: Prisma.$StatementReminderPayload<ExtArgs>
+      fields: Prisma.StatementReminderFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.StatementReminderFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementReminderPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.StatementReminderFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementReminderPayload>
+        }
+        findFirst: {
+          args: Prisma.StatementReminderFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementReminderPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.StatementReminderFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementReminderPayload>
+        }
+        findMany: {
+          args: Prisma.StatementReminderFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementReminderPayload>[]
+        }
+        create: {
+          args: Prisma.StatementReminderCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementReminderPayload>
+        }
+        createMany: {
+          args: Prisma.StatementReminderCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.StatementReminderCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementReminderPayload>[]
+        }
+        delete: {
+          args: Prisma.StatementReminderDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementReminderPayload>
+        }
+        update: {
+          args: Prisma.StatementReminderUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementReminderPayload>
+        }
+        deleteMany: {
+          args: Prisma.StatementReminderDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.StatementReminderUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.StatementReminderUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementReminderPayload>[]
+        }
+        upsert: {
+          args: Prisma.StatementReminderUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementReminderPayload>
+        }
+        aggregate: {
+          args: Prisma.StatementReminderAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateStatementReminder>
+        }
+        groupBy: {
+          args: Prisma.StatementReminderGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.StatementReminderGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.StatementReminderCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.StatementReminderCountAggregateOutputType> | number
+        }
+      }
+    }
     PaymentRequest: {
       payload: Prisma.$PaymentRequestPayload<ExtArgs>
       fields: Prisma.PaymentRequestFieldRefs
@@ -4691,6 +4766,20 @@ export const StatementApprovalScalarFieldEnum = {
 export type StatementApprovalScalarFieldEnum = (typeof StatementApprovalScalarFieldEnum)[keyof typeof StatementApprovalScalarFieldEnum]
 
 
+export const StatementReminderScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  period_id: 'period_id',
+  state: 'state',
+  recipients: 'recipients',
+  reminded_by: 'reminded_by',
+  reminded_at: 'reminded_at'
+} as const
+
+export type StatementReminderScalarFieldEnum = (typeof StatementReminderScalarFieldEnum)[keyof typeof StatementReminderScalarFieldEnum]
+
+
 export const PaymentRequestScalarFieldEnum = {
   org_id: 'org_id',
   period_id: 'period_id',
@@ -5226,6 +5315,7 @@ export type GlobalOmitConfig = {
   accountingConversion?: Prisma.AccountingConversionOmit
   adjustment?: Prisma.AdjustmentOmit
   statementApproval?: Prisma.StatementApprovalOmit
+  statementReminder?: Prisma.StatementReminderOmit
   paymentRequest?: Prisma.PaymentRequestOmit
   periodReopenRequest?: Prisma.PeriodReopenRequestOmit
   repToken?: Prisma.RepTokenOmit

@@ -88,6 +88,7 @@ export const ModelName = {
   AccountingConversion: 'AccountingConversion',
   Adjustment: 'Adjustment',
   StatementApproval: 'StatementApproval',
+  StatementReminder: 'StatementReminder',
   PaymentRequest: 'PaymentRequest',
   PeriodReopenRequest: 'PeriodReopenRequest',
   RepToken: 'RepToken',
@@ -677,6 +678,20 @@ export const StatementApprovalScalarFieldEnum = {
 } as const
 
 export type StatementApprovalScalarFieldEnum = (typeof StatementApprovalScalarFieldEnum)[keyof typeof StatementApprovalScalarFieldEnum]
+
+
+export const StatementReminderScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  period_id: 'period_id',
+  state: 'state',
+  recipients: 'recipients',
+  reminded_by: 'reminded_by',
+  reminded_at: 'reminded_at'
+} as const
+
+export type StatementReminderScalarFieldEnum = (typeof StatementReminderScalarFieldEnum)[keyof typeof StatementReminderScalarFieldEnum]
 
 
 export const PaymentRequestScalarFieldEnum = {

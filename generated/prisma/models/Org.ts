@@ -280,6 +280,7 @@ export type OrgWhereInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotListRelationFilter
   adjustments?: Prisma.AdjustmentListRelationFilter
   statement_approvals?: Prisma.StatementApprovalListRelationFilter
+  statement_reminders?: Prisma.StatementReminderListRelationFilter
   payment_requests?: Prisma.PaymentRequestListRelationFilter
   reopen_requests?: Prisma.PeriodReopenRequestListRelationFilter
 }
@@ -313,6 +314,7 @@ export type OrgOrderByWithRelationInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotOrderByRelationAggregateInput
   adjustments?: Prisma.AdjustmentOrderByRelationAggregateInput
   statement_approvals?: Prisma.StatementApprovalOrderByRelationAggregateInput
+  statement_reminders?: Prisma.StatementReminderOrderByRelationAggregateInput
   payment_requests?: Prisma.PaymentRequestOrderByRelationAggregateInput
   reopen_requests?: Prisma.PeriodReopenRequestOrderByRelationAggregateInput
 }
@@ -349,6 +351,7 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   feed_writer_slots?: Prisma.FeedWriterSlotListRelationFilter
   adjustments?: Prisma.AdjustmentListRelationFilter
   statement_approvals?: Prisma.StatementApprovalListRelationFilter
+  statement_reminders?: Prisma.StatementReminderListRelationFilter
   payment_requests?: Prisma.PaymentRequestListRelationFilter
   reopen_requests?: Prisma.PeriodReopenRequestListRelationFilter
 }, "id">
@@ -420,6 +423,7 @@ export type OrgCreateInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
@@ -453,6 +457,7 @@ export type OrgUncheckedCreateInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -486,6 +491,7 @@ export type OrgUpdateInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
@@ -519,6 +525,7 @@ export type OrgUncheckedUpdateInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -873,6 +880,20 @@ export type OrgUpdateOneRequiredWithoutStatement_approvalsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutStatement_approvalsInput, Prisma.OrgUpdateWithoutStatement_approvalsInput>, Prisma.OrgUncheckedUpdateWithoutStatement_approvalsInput>
 }
 
+export type OrgCreateNestedOneWithoutStatement_remindersInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutStatement_remindersInput, Prisma.OrgUncheckedCreateWithoutStatement_remindersInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutStatement_remindersInput
+  connect?: Prisma.OrgWhereUniqueInput
+}
+
+export type OrgUpdateOneRequiredWithoutStatement_remindersNestedInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutStatement_remindersInput, Prisma.OrgUncheckedCreateWithoutStatement_remindersInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutStatement_remindersInput
+  upsert?: Prisma.OrgUpsertWithoutStatement_remindersInput
+  connect?: Prisma.OrgWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutStatement_remindersInput, Prisma.OrgUpdateWithoutStatement_remindersInput>, Prisma.OrgUncheckedUpdateWithoutStatement_remindersInput>
+}
+
 export type OrgCreateNestedOneWithoutPayment_requestsInput = {
   create?: Prisma.XOR<Prisma.OrgCreateWithoutPayment_requestsInput, Prisma.OrgUncheckedCreateWithoutPayment_requestsInput>
   connectOrCreate?: Prisma.OrgCreateOrConnectWithoutPayment_requestsInput
@@ -957,6 +978,7 @@ export type OrgCreateWithoutUsersInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
@@ -989,6 +1011,7 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -1037,6 +1060,7 @@ export type OrgUpdateWithoutUsersInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
@@ -1069,6 +1093,7 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -1101,6 +1126,7 @@ export type OrgCreateWithoutRep_quotasInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
@@ -1133,6 +1159,7 @@ export type OrgUncheckedCreateWithoutRep_quotasInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -1181,6 +1208,7 @@ export type OrgUpdateWithoutRep_quotasInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
@@ -1213,6 +1241,7 @@ export type OrgUncheckedUpdateWithoutRep_quotasInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -1245,6 +1274,7 @@ export type OrgCreateWithoutRep_managersInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
@@ -1277,6 +1307,7 @@ export type OrgUncheckedCreateWithoutRep_managersInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -1325,6 +1356,7 @@ export type OrgUpdateWithoutRep_managersInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
@@ -1357,6 +1389,7 @@ export type OrgUncheckedUpdateWithoutRep_managersInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -1389,6 +1422,7 @@ export type OrgCreateWithoutApi_keysInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
@@ -1421,6 +1455,7 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -1469,6 +1504,7 @@ export type OrgUpdateWithoutApi_keysInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
@@ -1501,6 +1537,7 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -1533,6 +1570,7 @@ export type OrgCreateWithoutAdminsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
@@ -1565,6 +1603,7 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -1613,6 +1652,7 @@ export type OrgUpdateWithoutAdminsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
@@ -1645,6 +1685,7 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -1677,6 +1718,7 @@ export type OrgCreateWithoutDealsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
@@ -1709,6 +1751,7 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -1757,6 +1800,7 @@ export type OrgUpdateWithoutDealsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
@@ -1789,6 +1833,7 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -1821,6 +1866,7 @@ export type OrgCreateWithoutPlansInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
@@ -1853,6 +1899,7 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -1901,6 +1948,7 @@ export type OrgUpdateWithoutPlansInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
@@ -1933,6 +1981,7 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -1965,6 +2014,7 @@ export type OrgCreateWithoutPeriodsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
@@ -1997,6 +2047,7 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -2045,6 +2096,7 @@ export type OrgUpdateWithoutPeriodsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
@@ -2077,6 +2129,7 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -2109,6 +2162,7 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
@@ -2141,6 +2195,7 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -2189,6 +2244,7 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
@@ -2221,6 +2277,7 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -2253,6 +2310,7 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
@@ -2285,6 +2343,7 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -2333,6 +2392,7 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
@@ -2365,6 +2425,7 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -2397,6 +2458,7 @@ export type OrgCreateWithoutExchange_ratesInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
@@ -2429,6 +2491,7 @@ export type OrgUncheckedCreateWithoutExchange_ratesInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -2477,6 +2540,7 @@ export type OrgUpdateWithoutExchange_ratesInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
@@ -2509,6 +2573,7 @@ export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -2541,6 +2606,7 @@ export type OrgCreateWithoutIdentity_providersInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
@@ -2573,6 +2639,7 @@ export type OrgUncheckedCreateWithoutIdentity_providersInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -2621,6 +2688,7 @@ export type OrgUpdateWithoutIdentity_providersInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
@@ -2653,6 +2721,7 @@ export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -2685,6 +2754,7 @@ export type OrgCreateWithoutAdjustmentsInput = {
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
@@ -2717,6 +2787,7 @@ export type OrgUncheckedCreateWithoutAdjustmentsInput = {
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -2765,6 +2836,7 @@ export type OrgUpdateWithoutAdjustmentsInput = {
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
@@ -2797,6 +2869,7 @@ export type OrgUncheckedUpdateWithoutAdjustmentsInput = {
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -2829,6 +2902,7 @@ export type OrgCreateWithoutStatement_approvalsInput = {
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
@@ -2861,6 +2935,7 @@ export type OrgUncheckedCreateWithoutStatement_approvalsInput = {
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -2909,6 +2984,7 @@ export type OrgUpdateWithoutStatement_approvalsInput = {
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
@@ -2941,6 +3017,155 @@ export type OrgUncheckedUpdateWithoutStatement_approvalsInput = {
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgCreateWithoutStatement_remindersInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  created_at?: Date | string
+  users?: Prisma.UserCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+}
+
+export type OrgUncheckedCreateWithoutStatement_remindersInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  created_at?: Date | string
+  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+}
+
+export type OrgCreateOrConnectWithoutStatement_remindersInput = {
+  where: Prisma.OrgWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrgCreateWithoutStatement_remindersInput, Prisma.OrgUncheckedCreateWithoutStatement_remindersInput>
+}
+
+export type OrgUpsertWithoutStatement_remindersInput = {
+  update: Prisma.XOR<Prisma.OrgUpdateWithoutStatement_remindersInput, Prisma.OrgUncheckedUpdateWithoutStatement_remindersInput>
+  create: Prisma.XOR<Prisma.OrgCreateWithoutStatement_remindersInput, Prisma.OrgUncheckedCreateWithoutStatement_remindersInput>
+  where?: Prisma.OrgWhereInput
+}
+
+export type OrgUpdateToOneWithWhereWithoutStatement_remindersInput = {
+  where?: Prisma.OrgWhereInput
+  data: Prisma.XOR<Prisma.OrgUpdateWithoutStatement_remindersInput, Prisma.OrgUncheckedUpdateWithoutStatement_remindersInput>
+}
+
+export type OrgUpdateWithoutStatement_remindersInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgUncheckedUpdateWithoutStatement_remindersInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -2974,6 +3199,7 @@ export type OrgCreateWithoutPayment_requestsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
 
@@ -3006,6 +3232,7 @@ export type OrgUncheckedCreateWithoutPayment_requestsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
@@ -3054,6 +3281,7 @@ export type OrgUpdateWithoutPayment_requestsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
 
@@ -3086,6 +3314,7 @@ export type OrgUncheckedUpdateWithoutPayment_requestsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
@@ -3118,6 +3347,7 @@ export type OrgCreateWithoutReopen_requestsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
@@ -3150,6 +3380,7 @@ export type OrgUncheckedCreateWithoutReopen_requestsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
@@ -3198,6 +3429,7 @@ export type OrgUpdateWithoutReopen_requestsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
@@ -3230,6 +3462,7 @@ export type OrgUncheckedUpdateWithoutReopen_requestsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
@@ -3261,6 +3494,7 @@ export type OrgCreateWithoutCrm_connectionsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
@@ -3293,6 +3527,7 @@ export type OrgUncheckedCreateWithoutCrm_connectionsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -3341,6 +3576,7 @@ export type OrgUpdateWithoutCrm_connectionsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
@@ -3373,6 +3609,7 @@ export type OrgUncheckedUpdateWithoutCrm_connectionsInput = {
   feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -3405,6 +3642,7 @@ export type OrgCreateWithoutFeed_writer_slotsInput = {
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
@@ -3437,6 +3675,7 @@ export type OrgUncheckedCreateWithoutFeed_writer_slotsInput = {
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -3485,6 +3724,7 @@ export type OrgUpdateWithoutFeed_writer_slotsInput = {
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
@@ -3517,6 +3757,7 @@ export type OrgUncheckedUpdateWithoutFeed_writer_slotsInput = {
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -3543,6 +3784,7 @@ export type OrgCountOutputType = {
   feed_writer_slots: number
   adjustments: number
   statement_approvals: number
+  statement_reminders: number
   payment_requests: number
   reopen_requests: number
 }
@@ -3564,6 +3806,7 @@ export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.In
   feed_writer_slots?: boolean | OrgCountOutputTypeCountFeed_writer_slotsArgs
   adjustments?: boolean | OrgCountOutputTypeCountAdjustmentsArgs
   statement_approvals?: boolean | OrgCountOutputTypeCountStatement_approvalsArgs
+  statement_reminders?: boolean | OrgCountOutputTypeCountStatement_remindersArgs
   payment_requests?: boolean | OrgCountOutputTypeCountPayment_requestsArgs
   reopen_requests?: boolean | OrgCountOutputTypeCountReopen_requestsArgs
 }
@@ -3693,6 +3936,13 @@ export type OrgCountOutputTypeCountStatement_approvalsArgs<ExtArgs extends runti
 /**
  * OrgCountOutputType without action
  */
+export type OrgCountOutputTypeCountStatement_remindersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.StatementReminderWhereInput
+}
+
+/**
+ * OrgCountOutputType without action
+ */
 export type OrgCountOutputTypeCountPayment_requestsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.PaymentRequestWhereInput
 }
@@ -3734,6 +3984,7 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   feed_writer_slots?: boolean | Prisma.Org$feed_writer_slotsArgs<ExtArgs>
   adjustments?: boolean | Prisma.Org$adjustmentsArgs<ExtArgs>
   statement_approvals?: boolean | Prisma.Org$statement_approvalsArgs<ExtArgs>
+  statement_reminders?: boolean | Prisma.Org$statement_remindersArgs<ExtArgs>
   payment_requests?: boolean | Prisma.Org$payment_requestsArgs<ExtArgs>
   reopen_requests?: boolean | Prisma.Org$reopen_requestsArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
@@ -3802,6 +4053,7 @@ export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   feed_writer_slots?: boolean | Prisma.Org$feed_writer_slotsArgs<ExtArgs>
   adjustments?: boolean | Prisma.Org$adjustmentsArgs<ExtArgs>
   statement_approvals?: boolean | Prisma.Org$statement_approvalsArgs<ExtArgs>
+  statement_reminders?: boolean | Prisma.Org$statement_remindersArgs<ExtArgs>
   payment_requests?: boolean | Prisma.Org$payment_requestsArgs<ExtArgs>
   reopen_requests?: boolean | Prisma.Org$reopen_requestsArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
@@ -3828,6 +4080,7 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     feed_writer_slots: Prisma.$FeedWriterSlotPayload<ExtArgs>[]
     adjustments: Prisma.$AdjustmentPayload<ExtArgs>[]
     statement_approvals: Prisma.$StatementApprovalPayload<ExtArgs>[]
+    statement_reminders: Prisma.$StatementReminderPayload<ExtArgs>[]
     payment_requests: Prisma.$PaymentRequestPayload<ExtArgs>[]
     reopen_requests: Prisma.$PeriodReopenRequestPayload<ExtArgs>[]
   }
@@ -4254,6 +4507,7 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   feed_writer_slots<T extends Prisma.Org$feed_writer_slotsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$feed_writer_slotsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$FeedWriterSlotPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   adjustments<T extends Prisma.Org$adjustmentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$adjustmentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AdjustmentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   statement_approvals<T extends Prisma.Org$statement_approvalsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$statement_approvalsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$StatementApprovalPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  statement_reminders<T extends Prisma.Org$statement_remindersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$statement_remindersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$StatementReminderPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   payment_requests<T extends Prisma.Org$payment_requestsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$payment_requestsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PaymentRequestPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   reopen_requests<T extends Prisma.Org$reopen_requestsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$reopen_requestsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PeriodReopenRequestPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
@@ -5071,6 +5325,30 @@ export type Org$statement_approvalsArgs<ExtArgs extends runtime.Types.Extensions
   take?: number
   skip?: number
   distinct?: Prisma.StatementApprovalScalarFieldEnum | Prisma.StatementApprovalScalarFieldEnum[]
+}
+
+/**
+ * Org.statement_reminders
+ */
+export type Org$statement_remindersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the StatementReminder
+   */
+  select?: Prisma.StatementReminderSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the StatementReminder
+   */
+  omit?: Prisma.StatementReminderOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.StatementReminderInclude<ExtArgs> | null
+  where?: Prisma.StatementReminderWhereInput
+  orderBy?: Prisma.StatementReminderOrderByWithRelationInput | Prisma.StatementReminderOrderByWithRelationInput[]
+  cursor?: Prisma.StatementReminderWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.StatementReminderScalarFieldEnum | Prisma.StatementReminderScalarFieldEnum[]
 }
 
 /**

@@ -1176,6 +1176,30 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "statement.approval_reminder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Statement approval reminder
+         * @description Sent when an admin reminds the people a rep's statement waits on (the sign-off board's bulk
+         *     reminder, `POST /admin/v1/periods/{id}/sign-off/reminders`): `data.recipients` are the rep
+         *     (`waiting_rep`) or the rep's managers (`waiting_manager`), to be told that the statement of
+         *     `data.period_id` waits for their approval in the portal. `data.statement` is the statement's
+         *     approval as `GET /v1/users/{id}/statements/{period_id}/approvals` gives it.
+         */
+        post: operations["receiveStatementApprovalReminder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     ping: {
         parameters: {
             query?: never;
@@ -2613,8 +2637,8 @@ export interface components {
          * @description The line's target is 0 here, and why: the deal is open (nothing is earned until it is won,
          *     shown on a clawback of a reopened deal as "earned now: 0"), lost or deleted, the deal is
          *     owned by another rep, the deal credits none of the manager's reports (an `override` chip),
-         *     the rep is not assigned to the plan, or the chip's condition does not
-         *     hold. A row with this step is a clawback of what was already approved or paid.
+         *     the rep is not assigned to the plan, the rep left and the plan's leaver rule no longer pays
+         *     the line (`leaver`), or the chip's condition does not hold. A row with this step is a clawback of what was already approved or paid.
          */
         TraceZeroTargetStep: {
             /**
@@ -2626,7 +2650,7 @@ export interface components {
              * @description Why the target is 0.
              * @enum {string}
              */
-            reason: "deal_open" | "deal_lost" | "deal_deleted" | "not_owner" | "not_a_report" | "not_assigned" | "not_matching";
+            reason: "deal_open" | "deal_lost" | "deal_deleted" | "not_owner" | "not_a_report" | "not_assigned" | "leaver" | "not_matching";
             /**
              * @description What the line has earned now; always 0.
              * @constant
@@ -2677,7 +2701,8 @@ export interface components {
             /**
              * @description `deal_won` (a forecast became an earning), `deal_reopened` (an earning went back to a
              *     forecast or to a clawback), `deal_lost`, `deal_deleted`, `owner_changed`,
-             *     `not_assigned` (the rep is no longer on the plan), `no_longer_matching` (the chip's
+             *     `not_assigned` (the rep is no longer on the plan), `rep_left` (the rep left
+             *     and the plan's leaver rule no longer pays the line), `no_longer_matching` (the chip's
              *     condition stopped holding), `no_longer_a_report` (an override's deal no longer credits
              *     any of the manager's reports), `plan_version_changed` (a recompute after a new plan
              *     version), `hierarchy_changed` (a recompute after a change of the rep hierarchy),
@@ -2689,7 +2714,7 @@ export interface components {
              *     plan's, so the line is unpriced).
              * @enum {string}
              */
-            code: "deal_won" | "deal_reopened" | "deal_lost" | "deal_deleted" | "owner_changed" | "not_assigned" | "no_longer_matching" | "no_longer_a_report" | "plan_version_changed" | "hierarchy_changed" | "plan_archived" | "chip_removed" | "amount_changed" | "exchange_rate_set" | "exchange_rate_missing";
+            code: "deal_won" | "deal_reopened" | "deal_lost" | "deal_deleted" | "owner_changed" | "not_assigned" | "rep_left" | "no_longer_matching" | "no_longer_a_report" | "plan_version_changed" | "hierarchy_changed" | "plan_archived" | "chip_removed" | "amount_changed" | "exchange_rate_set" | "exchange_rate_missing";
             /**
              * @description The same in one sentence.
              * @example Deal opp-1043 was won, so its forecast became an earning.
@@ -4690,6 +4715,27 @@ export interface components {
             timestamp: string;
             data: {
                 plan_acceptance: components["schemas"]["PlanAcceptance"];
+            };
+        };
+        /** @description Payload of the `statement.approval_reminder` webhook. */
+        StatementApprovalReminderWebhook: {
+            /** @constant */
+            type: "statement.approval_reminder";
+            /**
+             * Format: date-time
+             * @description When the admin sent the reminder.
+             */
+            timestamp: string;
+            data: {
+                period_id: components["schemas"]["PeriodId"];
+                recipients: {
+                    user_id: components["schemas"]["UserId"];
+                    external_id: string;
+                    display_name: string | null;
+                    /** @enum {string} */
+                    role: "rep" | "manager";
+                }[];
+                statement: components["schemas"]["StatementApproval"];
             };
         };
     };
@@ -7025,6 +7071,39 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PlanAcceptedWebhook"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookAccepted"];
+        };
+    };
+    receiveStatementApprovalReminder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id; the same on every retry of one message. Deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description Unix time in seconds when this attempt was sent. Part of the signed content; reject
+                 *     messages more than 5 minutes away from your clock.
+                 * @example 1776702612
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description One or more space-separated signatures `v1,<base64>`, each the HMAC-SHA256 of
+                 *     `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded part of the
+                 *     endpoint secret after `whsec_`. Accept the message when any signature matches.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatementApprovalReminderWebhook"];
             };
         };
         responses: {

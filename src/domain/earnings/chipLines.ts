@@ -2,6 +2,7 @@ import { decimalsOf } from '../currencies.ts';
 import type { CalendarDate, PeriodId } from '../periods.ts';
 import {
   type AssignmentWindow,
+  assignmentWindows,
   dealDate,
   describeWindows,
   isDated,
@@ -127,12 +128,12 @@ export function dealLine(
     steps.push(zeroTarget('not_owner'));
     explanation.push(`Deal ${deal.external_id} ${owner}, not by ${rep.external_id}, so this line earns nothing.`);
   } else if (windows.length === 0) {
-    steps.push(zeroTarget('not_assigned'));
+    steps.push(zeroTarget(leftOrUnassigned(evaluation, (uncut) => uncut.length > 0)));
     if (!evaluation.leaver) {
       explanation.push(`${rep.external_id} is not assigned to plan ${plan.plan_key}, so this line earns nothing.`);
     }
   } else if (!covered) {
-    steps.push(zeroTarget('not_assigned'));
+    steps.push(zeroTarget(leftOrUnassigned(evaluation, (uncut) => uncut.some((window) => windowCovers(window, date)))));
     explanation.push(
       `${rep.external_id} is assigned to plan ${plan.plan_key} ${describeWindows(windows)}; deal ${deal.external_id} is dated ${date}, outside that, so this line earns nothing.`,
     );
@@ -332,6 +333,18 @@ function overrideOf(
   return { reports: overrideReportsOf(deal, manager, hierarchy, day, depth), day };
 }
 
+/**
+ * Why a line the rep's windows leave out earns nothing: `leaver` when the rep has left and their assignment before the
+ * leaver rule's cut would have paid it (`paidUncut` asks that of the uncut windows), else `not_assigned`.
+ */
+function leftOrUnassigned(
+  evaluation: ChipEvaluation,
+  paidUncut: (uncut: AssignmentWindow[]) => boolean,
+): 'leaver' | 'not_assigned' {
+  if (!evaluation.leaver) return 'not_assigned';
+  return paidUncut(assignmentWindows(evaluation.plan, evaluation.rep.external_id)) ? 'leaver' : 'not_assigned';
+}
+
 export function periodLine(
   evaluation: ChipEvaluation,
   rules: ChipRules & { kind: 'attainment_bonus' },
@@ -342,7 +355,7 @@ export function periodLine(
   const explanation: string[] = evaluation.leaver ? [evaluation.leaver] : [];
   let target = 0n;
   if (!windowsOverlapPeriod(windows, periodId)) {
-    steps.push(zeroTarget('not_assigned'));
+    steps.push(zeroTarget(leftOrUnassigned(evaluation, (uncut) => windowsOverlapPeriod(uncut, periodId))));
     explanation.push(
       windows.length === 0 && evaluation.leaver
         ? 'So this line earns nothing.'

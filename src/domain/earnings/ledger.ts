@@ -207,6 +207,7 @@ export function replacementReason(
       not_owner: ['owner_changed', `${name} now belongs to another rep.`],
       not_a_report: ['no_longer_a_report', `${name} no longer credits any of the manager's reports.`],
       not_assigned: ['not_assigned', 'The rep is no longer assigned to the plan.'],
+      leaver: ['rep_left', "The rep left, and the plan's leaver rule no longer pays this line."],
       not_matching: ['no_longer_matching', `${name} no longer meets the chip's condition.`],
     } as const;
     const [code, explanation] = byReason[zero.reason];

@@ -12,6 +12,7 @@ export const WEBHOOK_EVENT_KINDS = [
   'inquiry.updated',
   'plan.acceptance_requested',
   'plan.accepted',
+  'statement.approval_reminder',
 ] as const;
 
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];

@@ -21,13 +21,15 @@ export function periodHandlers(
   | 'getPaySettings'
   | 'updatePaySettings'
   | 'listPeriodApprovals'
+  | 'getPeriodSignOff'
+  | 'remindPeriodSignOff'
   | 'exportPayroll'
 > {
   return {
     listPeriods: async (_req, res) => {
       const { session } = adminContext(res);
       const periods = await services.periods.listWithTotals(session.org_id);
-      res.status(200).json({ periods: periods.map((period) => toWireAdminPeriod(period, period.totals)) });
+      res.status(200).json({ periods: periods.map((period) => toWireAdminPeriod(period, period)) });
     },
 
     lockPeriod: async (req, res) => {
@@ -59,6 +61,18 @@ export function periodHandlers(
         policy: settings.statement_approval_policy,
         statements: statements.map(toWireStatementApproval),
       });
+    },
+
+    getPeriodSignOff: async (req, res) => {
+      const { session } = adminContext(res);
+      res.status(200).json(await services.signOff.board(session.org_id, req.params.id));
+    },
+
+    remindPeriodSignOff: async (req, res) => {
+      const { session, actor } = adminContext(res);
+      res
+        .status(200)
+        .json(await services.signOff.remind(session.org_id, req.params.id, req.body?.user_ids ?? [], actor));
     },
 
     exportPayroll: async (req, res) => {
@@ -96,7 +110,7 @@ export function periodHandlers(
     const result = await move(admin, session.org_id, periodId, actor);
     const withTotals = (await admin.listWithTotals(session.org_id)).find((period) => period.id === result.period.id);
     return {
-      period: toWireAdminPeriod(result.period, withTotals?.totals ?? []),
+      period: toWireAdminPeriod(result.period, withTotals),
       changed: result.changed,
       rows_moved: result.rows_moved,
       payment_request: result.payment_request

@@ -1,5 +1,6 @@
 import type { components } from '../../../../generated/openapi-admin.ts';
 import type { AdminServices } from '../../../composition.ts';
+import { Refusal } from '../../../domain/refusal.ts';
 import type { QuotaChangeResult, QuotaEntryView } from '../../../services/quotas.ts';
 import type { AdminHandlers } from '../handlers.ts';
 import { adminContext } from '../session.ts';
@@ -25,13 +26,17 @@ export function quotaHandlers(
     setQuota: async (req, res) => {
       const { session, actor } = adminContext(res);
       const body = req.body;
+      if (body.quota === undefined && body.quota_cents === undefined) {
+        throw new Refusal('invalid_body', 'quota: send quota (major units of the plan currency) or quota_cents');
+      }
       const result = await services.quotas.set(
         {
           orgId: session.org_id,
           repExternalId: body.rep_external_id,
           planKey: body.plan_key,
           from: body.from,
-          quotaCents: body.quota_cents,
+          quotaCents: body.quota_cents ?? null,
+          ...(body.quota === undefined ? {} : { quota: body.quota }),
         },
         actor,
       );
