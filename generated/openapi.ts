@@ -1188,7 +1188,7 @@ export interface webhooks {
         /**
          * Statement approval reminder
          * @description Sent when an admin reminds the people a rep's statement waits on (the sign-off board's bulk
-         *     reminder, `POST /admin/v1/periods/{id}/sign-off/reminders`): `data.recipients` are the rep
+         *     reminder, sent through the admin API): `data.recipients` are the rep
          *     (`waiting_rep`) or the rep's managers (`waiting_manager`), to be told that the statement of
          *     `data.period_id` waits for their approval in the portal. `data.statement` is the statement's
          *     approval as `GET /v1/users/{id}/statements/{period_id}/approvals` gives it.

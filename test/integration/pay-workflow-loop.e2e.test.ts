@@ -288,7 +288,7 @@ describe('the pay workflow, end to end', () => {
     await page.getByRole('heading', { level: 1, name: 'My pay' }).waitFor();
     const errors = collectConsoleErrors(page);
     await portalNav(page, 'My team').click();
-    await page.getByRole('link', { name: 'rep-017' }).click();
+    await page.getByRole('link', { name: 'rep-017', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Pay of rep-017' }).waitFor();
     const approval = approvalSection(page);
     await approval.getByText('Waiting for the rep to approve.').waitFor();
