@@ -31,9 +31,17 @@ export async function use(
   return rows[0] ?? null;
 }
 
-/** Links that expired before `before` can sign nobody in any more: they go, with their lookup rows. */
+/**
+ * Links that expired before `before` can sign nobody in any more: they go, with their lookup rows. Two statements: the
+ * links of every org first (a sweep), then the lookup rows by their digests as a parameter, so that the reference
+ * table is never written from a distributed table's rows (docs/scaling.md). A lookup row left by a fault between
+ * the two finds no link, so it signs nobody in; the next sweep does not see it again, and it is harmless.
+ */
 export async function deleteExpired(tx: Transaction, before: Date): Promise<void> {
-  await tx.query(sql`
-    WITH gone AS (DELETE FROM rep_sign_in_links WHERE expires_at < ${before} RETURNING token_digest)
-    DELETE FROM credential_orgs WHERE kind = 'rep_sign_in_link' AND lookup IN (SELECT token_digest FROM gone)`);
+  const gone = await tx.query<{ token_digest: string }>(
+    sql`DELETE FROM rep_sign_in_links WHERE expires_at < ${before} RETURNING token_digest`,
+  );
+  if (gone.length === 0) return;
+  const digests = gone.map((row) => row.token_digest);
+  await tx.query(sql`DELETE FROM credential_orgs WHERE kind = 'rep_sign_in_link' AND lookup = ANY(${digests}::text[])`);
 }

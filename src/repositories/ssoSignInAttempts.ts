@@ -43,9 +43,15 @@ export async function consume(tx: Transaction, stateDigest: string, at: Date): P
   return rows[0] ?? null;
 }
 
-/** Attempts that expired before `before` can answer nothing any more. */
+/**
+ * Attempts that expired before `before` can answer nothing any more: they go, with their lookup rows, in two
+ * statements as repSignInLinks.deleteExpired does (the reference table is written by digests as a parameter).
+ */
 export async function deleteExpired(tx: Transaction, before: Date): Promise<void> {
-  await tx.query(sql`
-    WITH gone AS (DELETE FROM sso_sign_in_attempts WHERE expires_at < ${before} RETURNING state_digest)
-    DELETE FROM credential_orgs WHERE kind = 'sso_state' AND lookup IN (SELECT state_digest FROM gone)`);
+  const gone = await tx.query<{ state_digest: string }>(
+    sql`DELETE FROM sso_sign_in_attempts WHERE expires_at < ${before} RETURNING state_digest`,
+  );
+  if (gone.length === 0) return;
+  const digests = gone.map((row) => row.state_digest);
+  await tx.query(sql`DELETE FROM credential_orgs WHERE kind = 'sso_state' AND lookup = ANY(${digests}::text[])`);
 }

@@ -154,6 +154,8 @@ export class PortalAccessAdmin {
     actor: AdminActor = CLI_ACTOR,
   ): Promise<IdentityProviderRecord> {
     await this.requireOrg(orgId);
+    // Its SCIM token ends with it, lookup row and all (docs/sso.md#provisioning-with-scim).
+    await identityProviders.replaceScimToken(this.#statements, orgId, idOrName, null, this.now());
     const removed = await identityProviders.remove(this.#statements, orgId, idOrName);
     if (!removed) throw new Refusal('not_found', `org ${orgId} has no identity provider ${idOrName}`);
     await audit.insertMany(this.#statements, [

@@ -76,6 +76,19 @@ const CROSS_ORG: Exception[] = [
     reason: "the sweeper's removal of reps' rate-limit windows past retention, of every org",
     timer: true,
   },
+  // Their lookup rows in credential_orgs (a reference table) follow in a statement of their own, by digest.
+  {
+    fragment: 'DELETE FROM sso_sign_in_attempts WHERE expires_at <',
+    tables: ['sso_sign_in_attempts'],
+    reason: "the sweeper's removal of expired single sign-on attempts, of every org",
+    timer: true,
+  },
+  {
+    fragment: 'DELETE FROM rep_sign_in_links WHERE expires_at <',
+    tables: ['rep_sign_in_links'],
+    reason: "the sweeper's removal of expired portal sign-in links, of every org",
+    timer: true,
+  },
 ];
 
 /**
@@ -84,29 +97,6 @@ const CROSS_ORG: Exception[] = [
  * with a finding is fixed, not listed.
  */
 const KNOWN_REFUSED: Array<{ fragment: string; findings: string[]; reason: string; timer?: true }> = [
-  // The sweeper's (every 60 s, so only in a run slower than a minute) removal of expired single sign-on attempts of every org
-  // deletes their credential_orgs rows by the digests the CTE returns: a reference table written from a distributed
-  // table's rows, which Citus runs through the coordinator or refuses. To split: the digests first, then the lookup
-  // rows by them as a parameter.
-  {
-    fragment: 'DELETE FROM sso_sign_in_attempts WHERE expires_at <',
-    findings: [
-      'reference table credential_orgs joined to unbound sso_sign_in_attempts',
-      'unbound sso_sign_in_attempts',
-    ],
-    reason: "the sweeper's removal of expired single sign-on attempts with their lookup rows, of every org",
-    timer: true,
-  },
-  // The sweeper's (every 60 s, so only in a run slower than a minute) removal of expired portal sign-in links of every org
-  // deletes their credential_orgs rows by the digests the CTE returns: a reference table written from a distributed
-  // table's rows, which Citus runs through the coordinator or refuses. To split: the digests first, then the lookup
-  // rows by them as a parameter.
-  {
-    fragment: 'DELETE FROM rep_sign_in_links WHERE expires_at <',
-    findings: ['reference table credential_orgs joined to unbound rep_sign_in_links', 'unbound rep_sign_in_links'],
-    reason: "the sweeper's removal of expired portal sign-in links with their lookup rows, of every org",
-    timer: true,
-  },
   {
     fragment: 'INSERT INTO users (id, org_id, external_id) SELECT named.id, $1, named.external_id FROM unnest(',
     findings: ['insert select not by org_id users'],

@@ -710,6 +710,9 @@ describe('one-time sign-in links', () => {
     const left = await db.repSignInLink.findMany({ where: { org_id: org.id } });
     assert.equal(left.length, 1);
     assert.ok((left[0] as { expires_at: Date }).expires_at > now);
+    // Their lookup rows go with them, and only theirs.
+    const lookups = async (kind: string) => db.credentialOrg.count({ where: { org_id: org.id, kind } });
+    assert.deepEqual([await lookups('sso_state'), await lookups('rep_sign_in_link')], [1, 1]);
   });
 
   test('the CLI connects, lists and removes providers, prints a sign-in link that works once, and invites emails', {

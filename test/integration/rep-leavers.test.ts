@@ -287,5 +287,20 @@ describe('SCIM provisioning', () => {
     });
     assert.equal(revoked.response.status, 204);
     assert.equal((await scim('GET', '/Users')).status, 401);
+    // Removing the provider ends a token it had, with its lookup row.
+    const last = await admin.api.POST('/admin/v1/identity-providers/{id}/scim-token', {
+      params: { path: { id: provider.data.id } },
+    });
+    assert.equal((await scim('GET', '/Users', undefined, last.data?.token)).status, 200);
+    const removed = await admin.api.DELETE('/admin/v1/identity-providers/{id}', {
+      params: { path: { id: provider.data.id } },
+    });
+    assert.equal(removed.response.status, 204);
+    assert.equal((await scim('GET', '/Users', undefined, last.data?.token)).status, 401);
+    const lookups = await testPool().query(
+      "SELECT count(*)::int AS n FROM credential_orgs WHERE org_id = $1 AND kind = 'scim_token'",
+      [org.id],
+    );
+    assert.equal(lookups.rows[0].n, 0);
   });
 });
