@@ -9,7 +9,7 @@ import * as identityProviders from '../repositories/identityProviders.ts';
 import * as repInvitations from '../repositories/repInvitations.ts';
 import type { ScimRepRecord } from '../repositories/scimUsers.ts';
 import * as scimUsers from '../repositories/scimUsers.ts';
-import type { Transactor } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 import { normaliseEmail } from './adminIdentity.ts';
 import type { RepDepartures } from './repDepartures.ts';
@@ -164,12 +164,7 @@ export class ScimProvisioning {
     }
   }
 
-  async #repFor(
-    tx: Parameters<Parameters<Transactor['run']>[0]>[0],
-    caller: ScimCaller,
-    input: ScimUserInput,
-    userName: string,
-  ): Promise<string> {
+  async #repFor(tx: Transaction, caller: ScimCaller, input: ScimUserInput, userName: string): Promise<string> {
     if (input.repExternalId !== null) {
       return (await users.createOrFindRep(tx, caller.orgId, input.repExternalId)).id;
     }
@@ -185,7 +180,7 @@ export class ScimProvisioning {
   }
 
   async #link(
-    tx: Parameters<Parameters<Transactor['run']>[0]>[0],
+    tx: Transaction,
     caller: ScimCaller,
     userId: string,
     input: ScimUserInput,
