@@ -174,10 +174,12 @@ export async function repsWithStandingRowsOfDeal(
 }
 
 /**
- * What a rep's recoverable draw under a plan has advanced and not yet recovered before `periodId`: the sum of
- * the standing rows of a recoverable draw's lines (its advances and recoveries, whether it is paid at the lock or in
- * advance; a draw that is not recoverable carries no balance) of earlier periods,
- * by the period each line is for, wherever its rows are booked.
+ * What a rep's recoverable draw under a plan has advanced and not yet recovered before a period: the sum of the
+ * standing rows of a recoverable draw's lines (its advances and recoveries, whether it is paid at the lock or in
+ * advance; a draw that is not recoverable carries no balance) of the settled periods before it, `settledBefore`,
+ * by the period each line is for, wherever its rows are booked. A period that is still open is left out: a draw paid
+ * in advance has booked the advance of an open period, which that period's own settlement repays or carries on, so
+ * a later period locked first settles from the balance a full recompute of the settled periods gives.
  */
 export async function drawBalanceBefore(
   tx: Transaction,
@@ -185,15 +187,16 @@ export async function drawBalanceBefore(
   userId: string,
   planId: string,
   chipIds: { advance: string; recovery: string },
-  periodId: PeriodId,
+  settledBefore: readonly PeriodId[],
 ): Promise<bigint> {
+  if (settledBefore.length === 0) return 0n;
   const rows = await tx.query<{ balance: string }>(
     named('earnings_draw_balance_before', {
       text: `SELECT COALESCE(sum(amount_cents), 0)::text AS balance FROM earnings
              WHERE org_id = $1 AND user_id = $2 AND plan_id = $3 AND status IN ${LIVE_OR_LOCKED}
-               AND trace -> 'period' ->> 'id' < $6
+               AND trace -> 'period' ->> 'id' = ANY($6::text[])
                AND rule_chip_id IN ($4, $5) AND trace -> 'chip' -> 'definition' ->> 'recoverable' = 'true'`,
-      values: [orgId, userId, planId, chipIds.advance, chipIds.recovery, periodId],
+      values: [orgId, userId, planId, chipIds.advance, chipIds.recovery, [...settledBefore]],
     }),
   );
   return BigInt(rows[0]?.balance ?? '0');

@@ -47,8 +47,9 @@ export class DrawsWorld extends EarningsWorld {
     );
   }
 
-  /** The recoverable balance before `periodId`, from the standing rows of the draw lines of earlier periods. */
+  /** The recoverable balance before `periodId`, from the standing rows of the draw lines of earlier settled periods. */
   balanceBefore(rep: Rep, periodId: PeriodId): bigint {
+    const settled = this.settled();
     const advance = drawChipId(this.plan.plan_id, DRAW_CHIP_KEY);
     const recovery = drawChipId(this.plan.plan_id, DRAW_RECOVERY_CHIP_KEY);
     return this.ledger.rows
@@ -56,6 +57,7 @@ export class DrawsWorld extends EarningsWorld {
         (row) =>
           ['pending', 'approved', 'paid'].includes(row.status) &&
           row.trace.period.id < periodId &&
+          settled.includes(row.trace.period.id) &&
           row.line_key.includes(rep.user_id) &&
           (row.trace.chip.id === recovery || row.trace.chip.id === advance) &&
           row.trace.chip.definition.recoverable === true,

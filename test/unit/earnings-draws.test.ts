@@ -99,6 +99,48 @@ describe('a recoverable draw, by hand', () => {
   });
 });
 
+describe('a draw paid in advance, periods locked out of order, by hand', () => {
+  // Found by the property below (seed -22295532): June locked before April, so May is open with its advance booked
+  // at April's lock. A late June deal must settle June from the balance the settled periods leave (April's 3,000.00),
+  // not from one that also counts May's unsettled advance: May's own settlement repays that.
+  test('a late deal of June recovers the shortfall of April only, as a full recompute does', () => {
+    const world = new DrawsWorld(
+      drawPlan(true, { draw: { amount_cents: 300_000, recoverable: true, paid: 'in_advance' } }),
+      [rep],
+      '2026-08-15',
+    );
+    world.lock('2026-06');
+    world.lock('2026-04');
+    world.change(won(1, 6_000_005, '2026-06-01')); // June earns 6,000.01 (600,000.5 cents, rounded half away)
+    const june = world.ledger.rows.find(
+      (row) => row.trace.chip.kind === 'draw_recovery' && row.trace.period.id === '2026-06' && row.status === 'pending',
+    );
+    // 3,000.00 repays June's advance; the 3,000.01 above it recovers April's 3,000.00, leaving 0.
+    assert.equal(june?.amount_cents, -600_000);
+    assert.deepEqual(june?.trace.steps[0], {
+      type: 'draw_settlement',
+      draw_cents: 300_000,
+      advance_cents: 300_000,
+      recoverable: true,
+      earned_cents: 600_001,
+      offset_cents: 300_000,
+      opening_balance_cents: 300_000,
+      recovery_cents: 300_000,
+      closing_balance_cents: 0,
+      net_cents: 300_001,
+    });
+    // May, locked at last, repays its own advance from nothing earned: its 3,000.00 is carried, and June settles again.
+    world.lock('2026-05');
+    const standing = (period: string, kind: string) =>
+      world.ledger.rows
+        .filter((row) => row.trace.period.id === period && row.trace.chip.kind === kind)
+        .filter((row) => ['pending', 'approved', 'paid'].includes(row.status))
+        .reduce((sum, row) => sum + row.amount_cents, 0);
+    assert.equal(standing('2026-05', 'draw_recovery'), 0);
+    assert.equal(standing('2026-06', 'draw_recovery'), -600_001);
+  });
+});
+
 describe('a draw that is not recoverable, by hand', () => {
   test('is a guarantee: paid when earnings fall short, never recovered', () => {
     const world = new DrawsWorld(drawPlan(false), [rep], '2026-06-01');

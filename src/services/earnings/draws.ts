@@ -57,8 +57,8 @@ export function settledPeriods(statuses: ReadonlyMap<PeriodId, PeriodStatus>, pl
 /**
  * The draw lines of a rep under a plan with a draw, for the settled periods from `from` on: each period's total
  * from its chips' lines (every deal of the rep in it, and under override chips its reports' deals, so a manager's
- * overrides count against the draw like commissions), the balance before `from` from the ledger. `org`: the
- * hierarchy when the caller has read it already.
+ * overrides count against the draw like commissions), the balance the settled periods before `from` leave, from the
+ * ledger. `org`: the hierarchy when the caller has read it already.
  */
 export async function drawTargetsFrom(
   tx: Transaction,
@@ -102,7 +102,8 @@ export async function drawTargetsFrom(
   }).targets;
   const advance = drawChipId(plan.plan_id, DRAW_CHIP_KEY);
   const recovery = drawChipId(plan.plan_id, DRAW_RECOVERY_CHIP_KEY);
-  const opening = await earnings.drawBalanceBefore(tx, orgId, rep.user_id, plan.plan_id, { advance, recovery }, from);
+  const before = settled.filter((periodId) => periodId < from);
+  const opening = await earnings.drawBalanceBefore(tx, orgId, rep.user_id, plan.plan_id, { advance, recovery }, before);
   await ledgerPlans.ensureDrawChips(tx, orgId, plan.plan_id, [
     { id: advance, key: DRAW_CHIP_KEY },
     { id: recovery, key: DRAW_RECOVERY_CHIP_KEY },
