@@ -65,6 +65,17 @@ try {
       `${per(cli, childrenCpuSeconds())}, PostgreSQL ${per(cluster, clusterCpuSeconds(postmaster))}; load before ${load}, after ${readFileSync('/proc/loadavg', 'utf8').trim()}\n${run.stdout.slice(0, 300)}\n`,
   );
   await printTopStatements(admin, 15, 150);
+  const size = await admin.query(
+    `SELECT count(*)::int AS rows, round(avg(length(trace::text)))::int AS text_bytes,
+            round(avg(pg_column_size(trace)))::int AS stored_bytes FROM earnings`,
+  );
+  process.stdout.write(`earnings rows: ${JSON.stringify(size.rows[0])}\n`);
+  if (process.env.PROBE_TRACE_SAMPLE) {
+    const sample = await admin.query(
+      `SELECT DISTINCT ON (trace->'chip'->>'kind') trace FROM earnings ORDER BY trace->'chip'->>'kind', created_at`,
+    );
+    for (const row of sample.rows) process.stdout.write(`${JSON.stringify(row.trace)}\n`);
+  }
 } finally {
   await admin.end();
   await database.stop();
