@@ -103,6 +103,8 @@ export interface PubSubSimulator {
   /** Every event published so far is past the retention: its replay id is refused, and it is never delivered. */
   expire(): void;
   dropStreams(): void;
+  /** The sessions end in Salesforce (the REST simulator's too): open streams end UNAUTHENTICATED, as Salesforce's do. */
+  endSessions(): void;
   reset(): void;
   close(): Promise<void>;
 }
@@ -278,6 +280,13 @@ export async function startPubSubSimulator(rest: SalesforceSimulator): Promise<P
     },
     dropStreams() {
       for (const call of calls) refuse(call, grpc.status.UNAVAILABLE, 'the stream was dropped');
+      calls.clear();
+      streams.clear();
+    },
+    endSessions() {
+      rest.expireSessions();
+      for (const call of calls)
+        refuse(call, grpc.status.UNAUTHENTICATED, 'sfdc.platform.eventbus.grpc.service.auth.error');
       calls.clear();
       streams.clear();
     },
