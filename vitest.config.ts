@@ -10,10 +10,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default', './test/setup/summaryReporter.ts'],
-    // No test reaches Salesforce's Pub/Sub API, and a server subscribes every Salesforce connection of its database
-    // at start: a server of another file on the shared database would take the connections of salesforce-connector
-    // (and fail them) unless subscribers are off by default. salesforce-cdc.test.ts names its simulator instead.
-    env: { QUOTIENT_SALESFORCE_PUBSUB_URL: 'off' },
     projects: [
       // Pure code: the files share their workers (no fork and module load per file), halving their CPU time.
       // Run first, on the two cores' two workers.

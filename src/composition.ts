@@ -250,7 +250,13 @@ export function composeServices(input: CompositionInput): Services {
     salesforce: salesforceSync,
     ...(pubSubUrl === null
       ? {}
-      : { cdc: new SalesforceCdc(db, dealEventBatch, salesforceSync, { pubSubUrl, ...clock }) }),
+      : {
+          cdc: new SalesforceCdc(db, dealEventBatch, salesforceSync, {
+            pubSubUrl,
+            leaseMs: config.connectors.salesforceLeaseMs,
+            ...clock,
+          }),
+        }),
   });
   // A resolution's adjustment link must name an adjustment of the org (InquiryDesk).
   const inquiries = new InquiryDesk(db, { adjustments: { exists: adjustmentRecords.exists } });

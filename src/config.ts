@@ -49,6 +49,11 @@ export interface ConnectorSettings {
    * (`api.pubsub.salesforce.com:7443` unless set; `off`: no subscriber, Salesforce changes arrive by re-syncs only).
    */
   salesforcePubSubUrl: string | null;
+  /**
+   * QUOTIENT_SALESFORCE_LEASE_SECONDS: how long a process's hold on a connection's change subscriber lasts unrenewed
+   * (60 unless set): how soon another process takes a dead holder's connections over.
+   */
+  salesforceLeaseMs: number;
 }
 
 /** Where rate-limit counts live (src/access/rateLimitStore.ts). */
@@ -138,6 +143,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { po
       hubspotAuthorizeUrl: nonEmpty(env.QUOTIENT_HUBSPOT_AUTHORIZE_URL) ?? 'https://app.hubspot.com/oauth/authorize',
       salesforceLoginUrl: nonEmpty(env.QUOTIENT_SALESFORCE_LOGIN_URL) ?? 'https://login.salesforce.com',
       salesforcePubSubUrl: pubSubUrl(env.QUOTIENT_SALESFORCE_PUBSUB_URL),
+      salesforceLeaseMs:
+        integer('QUOTIENT_SALESFORCE_LEASE_SECONDS', env.QUOTIENT_SALESFORCE_LEASE_SECONDS, 60, 1, 3600) * 1000,
     },
     admin: {
       sessionIdleMs:

@@ -135,7 +135,7 @@ export async function startServer(config: Config, logger: Logger, options: Serve
 
   const server = await listen(app, config.host, config.port);
   // Salesforce's Change Data Capture subscribers, one per connection across the processes (docs/connectors.md).
-  services.admin.connections.startSubscribers().catch((error: unknown) => {
+  services.admin.connections.startSubscribers(logger).catch((error: unknown) => {
     logger.warn({ err: error }, 'could not start the Salesforce change subscribers');
   });
   const { port } = server.address() as AddressInfo;

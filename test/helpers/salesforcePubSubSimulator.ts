@@ -100,9 +100,13 @@ export interface PubSubSimulator {
   remove(id: string): void;
   /** A change published as it is given (out of order, or for a record the REST simulator does not have). */
   publish(change: Change): void;
+  /** Changes published at once: delivered in one FetchResponse to a stream that asked for enough. */
+  publishAll(changes: Change[]): void;
   /** Every event published so far is past the retention: its replay id is refused, and it is never delivered. */
   expire(): void;
   dropStreams(): void;
+  /** The sessions end in Salesforce (the REST simulator's too): open streams end UNAUTHENTICATED, as Salesforce's do. */
+  endSessions(): void;
   reset(): void;
   close(): Promise<void>;
 }
@@ -210,7 +214,7 @@ export async function startPubSubSimulator(rest: SalesforceSimulator): Promise<P
     ),
   );
 
-  function publish(change: Change): void {
+  function publish(change: Change, deliverNow = true): void {
     transaction += 1;
     const fields = change.fields ?? {};
     const record = Object.fromEntries(FIELD_NAMES.slice(1).map((name) => [name, fields[name] ?? null]));
@@ -234,7 +238,7 @@ export async function startPubSubSimulator(rest: SalesforceSimulator): Promise<P
     });
     seq += 1;
     events.push({ seq, payload });
-    for (const deliver of streams) deliver();
+    if (deliverNow) for (const deliver of streams) deliver();
   }
 
   /** A REST record's fields as the change event carries them (dates as days, instants as milliseconds). */
@@ -272,12 +276,23 @@ export async function startPubSubSimulator(rest: SalesforceSimulator): Promise<P
       rest.deleteOpportunity(id);
       publish({ changeType: 'DELETE', recordIds: [id], commitTimestamp: modstamp(id) });
     },
-    publish,
+    publish: (change) => publish(change),
+    publishAll(changes) {
+      for (const change of changes) publish(change, false);
+      for (const deliver of streams) deliver();
+    },
     expire() {
       retainedFrom = seq + 1;
     },
     dropStreams() {
       for (const call of calls) refuse(call, grpc.status.UNAVAILABLE, 'the stream was dropped');
+      calls.clear();
+      streams.clear();
+    },
+    endSessions() {
+      rest.expireSessions();
+      for (const call of calls)
+        refuse(call, grpc.status.UNAUTHENTICATED, 'sfdc.platform.eventbus.grpc.service.auth.error');
       calls.clear();
       streams.clear();
     },

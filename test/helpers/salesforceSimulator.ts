@@ -34,6 +34,10 @@ export interface SalesforceSimulator {
   /** The authorization page: the admin consents, and the redirect's code and state. */
   consent(authorizeUrl: string): Promise<{ redirectUri: string; code: string; state: string }>;
   expireSessions(): void;
+  /** Reads of records by id (`Id IN (…)`) wait until the returned function lets them go. */
+  holdRecordReads(): () => void;
+  /** How many reads of records by id waited. */
+  heldReads: number;
   reset(): void;
   close(): Promise<void>;
 }
@@ -242,6 +246,17 @@ export async function startSalesforceSimulator(): Promise<SalesforceSimulator> {
     return json(res, 200, { totalSize: rows.length, done, records, ...(nextRecordsUrl ? { nextRecordsUrl } : {}) });
   }
 
+  let held: Array<() => void> | null = null;
+  const rest_ = (req: IncomingMessage, res: ServerResponse, requested: URL): true => {
+    const waiting = held;
+    held = null;
+    try {
+      return rest(req, res, requested);
+    } finally {
+      held = waiting;
+    }
+  };
+
   function rest(req: IncomingMessage, res: ServerResponse, requested: URL): true {
     const bearer = /^(?:Bearer|OAuth) (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (!bearer || !sessions.has(bearer)) {
@@ -251,7 +266,14 @@ export async function startSalesforceSimulator(): Promise<SalesforceSimulator> {
     if (!route) return json(res, 404, [{ message: 'The requested resource does not exist', errorCode: 'NOT_FOUND' }]);
     const [, version = '', rest = ''] = route;
     if (rest === 'query' || rest === 'queryAll' || rest === 'query/' || rest === 'queryAll/') {
-      const result = soql(requested.searchParams.get('q') ?? '', rest.startsWith('queryAll'));
+      const q = requested.searchParams.get('q') ?? '';
+      if (held !== null && /\bId IN \(/i.test(q)) {
+        // Answered once the test lets it go (a slow org, a process killed while it waits).
+        held.push(() => rest_(req, res, requested));
+        simulator.heldReads += 1;
+        return true;
+      }
+      const result = soql(q, rest.startsWith('queryAll'));
       if ('error' in result) {
         const [code, message] = result.error.split(': ');
         return json(res, 400, [{ message: message ?? code, errorCode: code }]);
@@ -351,7 +373,18 @@ export async function startSalesforceSimulator(): Promise<SalesforceSimulator> {
     expireSessions() {
       sessions = new Set();
     },
+    heldReads: 0,
+    holdRecordReads() {
+      held = [];
+      return () => {
+        const waiting = held ?? [];
+        held = null;
+        for (const answer of waiting) answer();
+      };
+    },
     reset() {
+      held = null;
+      simulator.heldReads = 0;
       opportunities = new Map();
       users = new Map();
       sessions = new Set();

@@ -1,11 +1,12 @@
 import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/lib/logger.ts';
+import { createLogger, type Logger } from '../../src/lib/logger.ts';
 import { type RunningServer, type ServerOptions, startServer } from '../../src/main.ts';
 
 /** The real app on port 0 against the test database, validating its own responses against the contract. */
 export async function startTestServer(
   overrides: Record<string, string> = {},
   options: ServerOptions = {},
+  logger: Logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
 ): Promise<RunningServer> {
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) throw new Error('DATABASE_URL is not set: run the tests with `npm test`');
@@ -22,5 +23,5 @@ export async function startTestServer(
     QUOTIENT_WEBHOOK_WORKER: 'false',
     ...overrides,
   });
-  return startServer(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), options);
+  return startServer(config, logger, options);
 }

@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { afterAll, beforeEach, describe } from 'vitest';
 import type { components } from '../../generated/openapi-admin.ts';
 import type { QuotientClient } from '../../sdk/src/index.ts';
+import { createLogger } from '../../src/lib/logger.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import type { AdminClient } from '../helpers/adminClient.ts';
 import { test } from '../helpers/fixtures.ts';
 import { startPubSubSimulator } from '../helpers/salesforcePubSubSimulator.ts';
 import { startSalesforceSimulator } from '../helpers/salesforceSimulator.ts';
+import { startTestServer } from '../helpers/server.ts';
 
 // Salesforce's live channel end to end: the connection's Change Data Capture subscriber against a Pub/Sub API
 // simulator over real gRPC (test/helpers/salesforcePubSubSimulator.ts: Avro-encoded OpportunityChangeEvents, replay
@@ -87,6 +90,18 @@ async function connect(admin: AdminClient): Promise<Connection> {
 async function remove(admin: AdminClient, id: string): Promise<void> {
   const removed = await admin.api.DELETE('/admin/v1/connections/{id}', { params: { path: { id } } });
   assert.equal(removed.response.status, 204);
+}
+
+/** A server's log lines, as its logger writes them. */
+function capturingLogger() {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { logger: createLogger('info', sink), lines };
 }
 
 async function dealOf(client: QuotientClient, externalId: string) {
@@ -282,6 +297,102 @@ describe('Salesforce Change Data Capture', () => {
     assert.equal((await connection(admin, connected.id)).status, 'connected', 'bad records do not stop the channel');
     assert.equal(await dealOf(client, '0065g00000CDC0041'), undefined);
     assert.equal(await dealOf(client, '0065g00000CDC0042'), undefined);
+    await remove(admin, connected.id);
+  });
+  test('a process without the key of the connection leaves it to the one that has it, and says so in its own log', async ({
+    newOrg,
+    signedIn,
+  }) => {
+    const { org, client } = await newOrg();
+    const { client: admin } = await signedIn('admin', org.id);
+    rest.putUser(REP, 'ada@example.com');
+    const connected = await connect(admin);
+    const log = capturingLogger();
+    const other = await startTestServer(
+      {
+        QUOTIENT_SECRET_KEY: randomBytes(32).toString('base64'),
+        QUOTIENT_SALESFORCE_LOGIN_URL: rest.url,
+        QUOTIENT_SALESFORCE_PUBSUB_URL: pubsub.url,
+      },
+      {},
+      log.logger,
+    );
+    try {
+      await until('the other process logs that it leaves the connection', async () =>
+        log.lines.some((line) => line.connection_id === connected.id && /cannot open/.test(String(line.msg))),
+      );
+    } finally {
+      await other.close();
+    }
+    pubsub.change('0065g00000CDC0051', opportunity('Negotiation', 100));
+    await until('the deal, through the process that has the key', () => dealOf(client, '0065g00000CDC0051'));
+    const shown = await connection(admin, connected.id);
+    assert.equal(shown.status, 'connected');
+    assert.equal(shown.error ?? null, null, "the other process's condition is not the connection's");
+    assert.equal(pubsub.subscriptions.length, 1, 'the other process never subscribed');
+    await remove(admin, connected.id);
+  });
+
+  test('a session Salesforce ends is renewed at the token endpoint, and the stream resumes after its replay id', async ({
+    newOrg,
+    signedIn,
+  }) => {
+    const { org, client } = await newOrg();
+    const { client: admin } = await signedIn('admin', org.id);
+    rest.putUser(REP, 'ada@example.com');
+    const connected = await connect(admin);
+    pubsub.change('0065g00000CDC0061', opportunity('Negotiation', 100));
+    await until('the first deal', () => dealOf(client, '0065g00000CDC0061'));
+    const grants = rest.grants.length;
+
+    pubsub.endSessions();
+    await until('subscribed again', async () => pubsub.subscriptions.length === 2);
+    assert.deepEqual(pubsub.subscriptions.at(-1), { preset: 'CUSTOM', after: 1 });
+    assert.deepEqual(rest.grants.slice(grants), ['jwt_bearer'], 'one new session, by a new JWT bearer assertion');
+    pubsub.change('0065g00000CDC0062', opportunity('Negotiation', 200));
+    await until('the deal after the renewal', () => dealOf(client, '0065g00000CDC0062'));
+    assert.equal((await connection(admin, connected.id)).status, 'connected');
+    assert.equal((await dealOf(client, '0065g00000CDC0061'))?.version, 1, 'nothing was applied twice');
+    await remove(admin, connected.id);
+  });
+
+  test('after a database error mid-batch it subscribes again from the stored replay id; nothing is applied twice', async ({
+    newOrg,
+    signedIn,
+    db,
+  }) => {
+    const { org, client } = await newOrg();
+    const { client: admin } = await signedIn('admin', org.id);
+    rest.putUser(REP, 'ada@example.com');
+    const connected = await connect(admin);
+    pubsub.change('0065g00000CDC0071', opportunity('Negotiation', 100));
+    await until('the first deal', () => dealOf(client, '0065g00000CDC0071'));
+
+    // The connection's row held by another transaction: the subscriber commits the batch's deal event, then waits to
+    // store its replay id, and its database connection is ended there (a failover, a restarted PgBouncer).
+    await db.$transaction(
+      async (tx) => {
+        await tx.$queryRaw`SELECT id FROM crm_connections WHERE org_id = ${org.id} AND id = ${connected.id} FOR UPDATE`;
+        pubsub.change('0065g00000CDC0072', opportunity('Negotiation', 200));
+        const blocked = await until('the replay id waits on the row', async () => {
+          const rows = await db.$queryRaw<Array<{ pid: number }>>`SELECT pid FROM pg_stat_activity
+            WHERE wait_event_type = 'Lock' AND query LIKE '%cdc_replay_id = $4%'`;
+          return rows[0];
+        });
+        await db.$queryRaw`SELECT pg_terminate_backend(${blocked.pid}::int)`;
+      },
+      { timeout: 30_000 },
+    );
+    await until('subscribed again', async () => pubsub.subscriptions.length === 2);
+    assert.deepEqual(pubsub.subscriptions.at(-1), { preset: 'CUSTOM', after: 1 }, 'from the stored replay id');
+    pubsub.change('0065g00000CDC0073', opportunity('Negotiation', 300));
+    await until('the deal after the error', () => dealOf(client, '0065g00000CDC0073'));
+    assert.equal((await dealOf(client, '0065g00000CDC0072'))?.version, 1, 'the batch delivered again changed nothing');
+    assert.equal(
+      (await connection(admin, connected.id)).status,
+      'connected',
+      "the database's fault is not the connection's",
+    );
     await remove(admin, connected.id);
   });
 });

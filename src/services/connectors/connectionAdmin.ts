@@ -12,7 +12,7 @@ import { CrmRefusal } from './crmRefusal.ts';
 import * as hubspot from './hubspotApi.ts';
 import type { HubSpotSync, ReadDeal } from './hubspotSync.ts';
 import * as salesforce from './salesforceApi.ts';
-import type { SalesforceCdc } from './salesforceCdc.ts';
+import type { SalesforceCdc, SubscriberLog } from './salesforceCdc.ts';
 import type { SalesforceSync } from './salesforceSync.ts';
 
 /** A new connection's app: the OAuth app (client secret, redirect), or Salesforce's JWT bearer flow. */
@@ -324,8 +324,8 @@ export class ConnectionAdmin {
   }
 
   /** A serving process runs Salesforce's change subscribers (src/services/connectors/salesforceCdc.ts). */
-  async startSubscribers(): Promise<void> {
-    await this.#cdc?.serve();
+  async startSubscribers(log?: SubscriberLog): Promise<void> {
+    await this.#cdc?.serve(log);
   }
 
   #startSync(connection: Pick<connections.ConnectionRecord, 'org_id' | 'id' | 'kind'>): void {

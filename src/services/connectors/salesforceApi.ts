@@ -61,7 +61,7 @@ function refusalOf(error: unknown): CrmRefusal {
   if (typeof code === 'string' && code !== 'Error' && code !== 'TypeError' && code !== 'FetchError') {
     return new CrmRefusal(`Salesforce answered ${code}: ${message}`);
   }
-  return new CrmRefusal(`Salesforce could not be reached: ${message}`);
+  return new CrmRefusal(`Salesforce could not be reached: ${message}`, undefined, { unreachable: true });
 }
 
 async function call<T>(work: () => Promise<T>): Promise<T> {

@@ -20,11 +20,14 @@ import type { SalesforceClient } from './salesforceApi.ts';
 import {
   connectPubSub,
   type FetchResponse,
+  isConnectionFault,
   isReplayIdRefused,
   isStreamEnd,
+  isUnauthenticated,
   type PubSubClient,
   type StreamEnd,
   type Subscription,
+  streamEndOf,
 } from './salesforcePubSub.ts';
 import type { OrgReading, SalesforceSync } from './salesforceSync.ts';
 
@@ -49,7 +52,19 @@ interface Running {
   done: Promise<void>;
 }
 
-type SessionEnd = StreamEnd | 'stopped' | 'lost';
+/** How a session ended: the stream's end, whether Salesforce answered at all, and whether it took the subscription. */
+type SessionEnd = { end: StreamEnd; reached: boolean; subscribed: boolean } | 'stopped' | 'lost';
+
+/** Where a serving process says what it cannot do itself (its log; pino's logger is one). */
+export interface SubscriberLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+  info(fields: Record<string, unknown>, message: string): void;
+}
+
+const SILENT: SubscriberLog = { warn: () => undefined, info: () => undefined };
+
+/** Failed attempts to reach the Pub/Sub API before the process leaves the lease to another for a lease's length. */
+const UNREACHABLE_TRIES = 3;
 
 /**
  * The Change Data Capture subscriber of each Salesforce connection (docs/connectors.md, "Live changes"): one per
@@ -60,7 +75,13 @@ type SessionEnd = StreamEnd | 'stopped' | 'lost';
  * replay id after the batch is committed before it asks for more. GAP events and UPDATEs of records Quotient does
  * not have are answered by reading the records over REST; a replay id Salesforce refuses (past the retention) by a
  * re-sync from the connection's last change, then a subscription from the earliest retained event. A dropped
- * stream is subscribed again from the stored replay id, with backoff.
+ * stream, or a database error, is subscribed again from the stored replay id, with backoff; a session Salesforce
+ * refuses is renewed once, then subscribed again.
+ *
+ * What is the process's own (it lacks the key the connection's credentials are sealed with, it cannot reach the
+ * Pub/Sub API, its database failed) is written to its log, never to the connection: a process without the key takes
+ * no lease, and one that cannot reach Salesforce lets its lease go, so that a process that can serves the
+ * connection. A connection is `failing` only for a fault of its own (Salesforce refuses its session or channel).
  */
 export class SalesforceCdc {
   readonly #db: Transactor;
@@ -70,6 +91,9 @@ export class SalesforceCdc {
   readonly #now: () => Date;
   readonly #holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   readonly #running = new Map<string, Running>();
+  /** What keeps this process from serving a connection now, as last logged (cleared once it subscribes). */
+  readonly #conditions = new Map<string, string>();
+  #log: SubscriberLog = SILENT;
   #serving = false;
   #closing = false;
 
@@ -91,9 +115,15 @@ export class SalesforceCdc {
    * (each then held by one process at a time), and for each connected from now on. Other processes (the CLI) never
    * run one.
    */
-  async serve(): Promise<void> {
+  async serve(log: SubscriberLog = SILENT): Promise<void> {
+    this.#log = log;
     this.#serving = true;
     for (const found of await connections.subscribable(this.#db.statements)) this.start(found.org_id, found.id);
+  }
+
+  /** What keeps this process from serving connections now, by `org/connection` (its log says the same). */
+  conditions(): ReadonlyMap<string, string> {
+    return this.#conditions;
   }
 
   /** Starts the connection's subscriber in this process, if it serves and the subscriber does not run here yet. */
@@ -102,11 +132,8 @@ export class SalesforceCdc {
     if (!this.#serving || this.#closing || this.#running.has(key)) return;
     const running: Running = { stopped: false, subscription: null, wake: null, done: Promise.resolve() };
     running.done = this.#run(orgId, id, running)
-      .catch(async (error: unknown) => {
-        const reason = error instanceof Error ? error.message : String(error);
-        await connections
-          .recordFailure(this.#db.statements, orgId, id, `the change subscriber stopped: ${reason}`, [])
-          .catch(() => undefined);
+      .catch((error: unknown) => {
+        this.#log.warn({ err: error, org_id: orgId, connection_id: id }, 'the Salesforce change subscriber stopped');
       })
       .finally(() => {
         if (this.#running.get(key) === running) this.#running.delete(key);
@@ -144,40 +171,120 @@ export class SalesforceCdc {
     running.wake = null;
   }
 
+  #backoff(failures: number): number {
+    return Math.min(30_000, this.#options.retryMs * 2 ** Math.max(0, failures - 1));
+  }
+
+  /** A condition of this process's (not the connection's), logged when it begins or changes. */
+  #note(orgId: string, id: string, condition: string, error?: unknown): void {
+    const key = `${orgId}/${id}`;
+    if (this.#conditions.get(key) === condition) return;
+    this.#conditions.set(key, condition);
+    this.#log.warn(
+      { org_id: orgId, connection_id: id, ...(error === undefined ? {} : { err: error }) },
+      `Salesforce change subscriber: ${condition}`,
+    );
+  }
+
+  #cleared(orgId: string, id: string): void {
+    const key = `${orgId}/${id}`;
+    if (!this.#conditions.delete(key)) return;
+    this.#log.info({ org_id: orgId, connection_id: id }, 'Salesforce change subscriber: subscribed again');
+  }
+
   async #run(orgId: string, id: string, running: Running): Promise<void> {
     let failures = 0;
+    let renewed = false;
+    let held = false;
     try {
       while (!running.stopped) {
-        const lease = { holder: this.#holder, now: this.#now(), until: this.#until() };
-        const stand = await connections.takeSubscriberLease(this.#db.statements, orgId, id, lease);
-        if (!stand) {
-          const found = await connections.find(this.#db.statements, orgId, id);
-          if (!found || found.status === 'paused') return;
-          await this.#sleep(running, this.#options.leaseMs / 2);
-          continue;
-        }
-        const end = await this.#session(orgId, id, stand, running).catch((error: unknown) => {
-          if (error instanceof CrmRefusal) return { code: -1, message: error.message, errorCode: null };
-          throw error;
-        });
-        if (end === 'stopped') return;
-        if (end === 'lost') continue;
-        if (end.code === 0) failures = 0;
-        else if (isReplayIdRefused(end)) {
-          await this.#reconcile(orgId, id, stand, running);
-          failures = 0;
-          continue;
-        } else {
-          failures += 1;
-          if (failures >= 3) {
-            const message = end.code === -1 ? end.message : `Salesforce Pub/Sub answered ${end.code}: ${end.message}`;
-            await connections.recordFailure(this.#db.statements, orgId, id, message, []);
+        try {
+          const credentials = await connections.findCredentials(this.#db.statements, orgId, id);
+          if (!credentials || credentials.status === 'paused') return;
+          if (!this.#sync.opens(credentials)) {
+            // Sealed under another key than this process's: the processes that have it serve the connection.
+            this.#note(
+              orgId,
+              id,
+              "this process cannot open the connection's credentials (another QUOTIENT_SECRET_KEY); left to the processes that can",
+            );
+            return;
           }
+          const lease = { holder: this.#holder, now: this.#now(), until: this.#until() };
+          const stand = await connections.takeSubscriberLease(this.#db.statements, orgId, id, lease);
+          held = stand !== null;
+          if (!stand) {
+            await this.#sleep(running, this.#options.leaseMs / 2);
+            continue;
+          }
+          const session = await this.#session(orgId, id, stand, running).catch((error: unknown) => {
+            if (!(error instanceof CrmRefusal) || !error.unreachable) throw error;
+            return { end: { code: -1, message: error.message, errorCode: null }, reached: false, subscribed: false };
+          });
+          if (session === 'stopped') return;
+          if (session === 'lost') continue;
+          const { end, reached, subscribed } = session;
+          if (subscribed) {
+            renewed = false;
+            failures = 0;
+            this.#cleared(orgId, id);
+          }
+          if (isReplayIdRefused(end)) {
+            await this.#reconcile(orgId, id, stand, running);
+            failures = 0;
+            continue;
+          }
+          if (isUnauthenticated(end) && !renewed) {
+            // The session ended in Salesforce (expired, revoked): a new one, then the stream again from the replay id.
+            renewed = true;
+            await this.#sync.renew(credentials);
+            continue;
+          }
+          failures += 1;
+          if (isConnectionFault(end)) {
+            await connections.recordFailure(
+              this.#db.statements,
+              orgId,
+              id,
+              `Salesforce Pub/Sub answered ${end.code}: ${end.message}`,
+              [],
+            );
+          } else if (!reached) {
+            this.#note(orgId, id, `this process cannot reach Salesforce (${end.message})`);
+            if (failures >= UNREACHABLE_TRIES) {
+              // Another process may reach it: the lease is theirs to take for a lease's length.
+              await connections.releaseSubscriberLease(this.#db.statements, orgId, id, this.#holder);
+              held = false;
+              failures = 0;
+              await this.#sleep(running, this.#options.leaseMs);
+              continue;
+            }
+          }
+          await this.#sleep(running, this.#backoff(failures));
+        } catch (error) {
+          if (error instanceof CrmRefusal || error instanceof Refusal) {
+            // Salesforce refused the connection's credentials or calls: the connection's own fault.
+            failures += 1;
+            await connections
+              .recordFailure(this.#db.statements, orgId, id, error.message, [])
+              .catch((failed: unknown) => this.#note(orgId, id, 'its database failed', failed));
+          } else {
+            // The database (or another fault of this process's): subscribed again from the stored replay id.
+            failures += 1;
+            this.#note(
+              orgId,
+              id,
+              `it failed and subscribes again: ${error instanceof Error ? error.message : String(error)}`,
+              error,
+            );
+          }
+          await this.#sleep(running, this.#backoff(failures));
         }
-        await this.#sleep(running, Math.min(30_000, this.#options.retryMs * 2 ** Math.max(0, failures - 1)));
       }
     } finally {
-      await connections.releaseSubscriberLease(this.#db.statements, orgId, id, this.#holder);
+      if (held) {
+        await connections.releaseSubscriberLease(this.#db.statements, orgId, id, this.#holder).catch(() => undefined);
+      }
     }
   }
 
@@ -222,7 +329,7 @@ export class SalesforceCdc {
       for (let first = true; ; first = false) {
         const item = await subscription.next();
         if (running.stopped) return 'stopped';
-        if (isStreamEnd(item)) return item;
+        if (isStreamEnd(item)) return { end: item, reached: subscription.reached, subscribed: subscription.subscribed };
         if (first) {
           // Subscribed: a failure to reach Salesforce before is over (problems of records stay until the next one).
           await connections.recordSuccess(this.#db.statements, orgId, id, {
@@ -231,7 +338,15 @@ export class SalesforceCdc {
             synced: false,
           });
         }
-        const lastChange = await this.#commit(orgId, id, sfOrgId, client, reading, pubsub, item);
+        let lastChange: Date | null;
+        try {
+          lastChange = await this.#commit(orgId, id, sfOrgId, client, reading, pubsub, item);
+        } catch (error) {
+          // GetSchema refused (the session ended mid-stream): the batch is not committed, its replay id not stored.
+          const end = streamEndOf(error);
+          if (end === null) throw error;
+          return { end, reached: true, subscribed: false };
+        }
         const last = item.events.at(-1)?.replay_id ?? item.latest_replay_id;
         if (last && last.length > 0) replayId = last.toString('base64');
         const kept = await connections.storeReplayId(this.#db.statements, orgId, id, {

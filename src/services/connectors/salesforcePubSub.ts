@@ -65,6 +65,38 @@ export function isReplayIdRefused(end: StreamEnd): boolean {
   return end.errorCode !== null && /replayid/i.test(end.errorCode);
 }
 
+/**
+ * A refusal that is the connection's own (its session, its org's Change Data Capture set-up, the channel), shown on
+ * the connection as `failing`; any other end (unavailable, a deadline, an internal error) is Salesforce's or the
+ * network's, and is retried. UNAUTHENTICATED is the connection's only once a new session was refused too.
+ */
+export function isConnectionFault(end: StreamEnd): boolean {
+  return [
+    grpc.status.INVALID_ARGUMENT,
+    grpc.status.NOT_FOUND,
+    grpc.status.PERMISSION_DENIED,
+    grpc.status.FAILED_PRECONDITION,
+    grpc.status.UNAUTHENTICATED,
+  ].includes(end.code);
+}
+
+/** Salesforce does not take the session (expired, revoked, or the org's session timeout): a new one is needed. */
+export function isUnauthenticated(end: StreamEnd): boolean {
+  return end.code === grpc.status.UNAUTHENTICATED;
+}
+
+/** A unary call's gRPC error (GetSchema) as a stream's end; null for any other error. */
+export function streamEndOf(error: unknown): StreamEnd | null {
+  const failed = error as Partial<grpc.ServiceError> | null;
+  if (typeof failed?.code !== 'number' || failed.metadata === undefined) return null;
+  const trailer = failed.metadata.get('error-code')[0];
+  return {
+    code: failed.code,
+    message: failed.details || failed.message || '',
+    errorCode: trailer ? String(trailer) : null,
+  };
+}
+
 export interface PubSubSession {
   accessToken: string;
   instanceUrl: string;
@@ -77,10 +109,21 @@ class Subscription {
   readonly #queue: Array<FetchResponse | StreamEnd> = [];
   #waiting: ((value: FetchResponse | StreamEnd) => void) | null = null;
   #ended = false;
+  /** Salesforce answered on this stream (headers or a response): it was reached, whatever ends the stream later. */
+  reached = false;
+  /** A response came (events or a keepalive): the subscription was taken. */
+  subscribed = false;
 
   constructor(call: grpc.ClientDuplexStream<FetchRequest, FetchResponse>) {
     this.#call = call;
-    call.on('data', (response: FetchResponse) => this.#push(response));
+    call.on('metadata', () => {
+      this.reached = true;
+    });
+    call.on('data', (response: FetchResponse) => {
+      this.reached = true;
+      this.subscribed = true;
+      this.#push(response);
+    });
     call.on('error', (error: grpc.ServiceError) => {
       const trailer = error.metadata?.get('error-code')[0];
       this.#end({

@@ -120,6 +120,32 @@ export class SalesforceSync {
     return tokens.accessToken;
   }
 
+  /**
+   * Whether this process can open the connection's sealed credentials (it has the key they were sealed with): a
+   * process without it leaves the connection to the processes that have it, and the connection's state is not its.
+   */
+  opens(connection: connections.ConnectionCredentials): boolean {
+    const sealed: Array<[string, string | null]> =
+      connection.jwt_username !== null
+        ? [['private_key', connection.private_key]]
+        : [
+            ['client_secret', connection.client_secret],
+            ['refresh_token', connection.refresh_token],
+          ];
+    sealed.push(['access_token', connection.access_token]);
+    try {
+      for (const [field, value] of sealed) if (value !== null) this.#open(connection, field, value);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** A new session now (Salesforce refused the one in hand), the same renewal as the REST client's on a 401. */
+  renew(connection: connections.ConnectionCredentials): Promise<string> {
+    return this.#renew(connection);
+  }
+
   /** The connection's access token, renewed first when it expires within the margin. */
   async accessToken(connection: connections.ConnectionCredentials): Promise<string> {
     if (!connection.access_token || !connection.instance_url) {
