@@ -99,15 +99,20 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const servers: Array<{ child: ChildProcess; url: string }> = [];
     // The processes' error log lines (pino level 50 and up), to name the cause of any 5xx in the report.
     const errorLines: string[] = [];
-    for (let index = 0; index < SERVERS; index++) {
-      const server = await spawnServe(env);
-      servers.push(server);
-      collectErrorLines(server.child, `server ${index + 1}`, errorLines);
-      cleanup.unshift(() => stopProcess(server.child));
-    }
+    // The four processes start at once (their start-ups overlap: each loads Quotient, then checks the migrated
+    // schema), as a deployment starts its replicas; the load begins when all of them serve.
     const worker = spawnQuotient(['worker', '--json'], env);
     collectErrorLines(worker.child, 'worker', errorLines);
     cleanup.unshift(() => stopProcess(worker.child));
+    const started = await Promise.allSettled(Array.from({ length: SERVERS }, () => spawnServe(env)));
+    started.forEach((result, index) => {
+      if (result.status !== 'fulfilled') return;
+      servers.push(result.value);
+      collectErrorLines(result.value.child, `server ${index + 1}`, errorLines);
+      cleanup.unshift(() => stopProcess(result.value.child));
+    });
+    const failedStart = started.find((result) => result.status === 'rejected');
+    if (failedStart) throw failedStart.reason;
     await waitForOutput(worker, /"status":\s*"running"/);
     print(`soak: serving on ${servers.map((server) => server.url).join(', ')}; worker pid ${worker.child.pid}`);
 

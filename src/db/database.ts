@@ -64,21 +64,44 @@ export async function openDatabase(
       ? `the embedded PostgreSQL in ${embedded.dataDir} (${EMBEDDED_START[embedded.start]})`
       : `DATABASE_URL (${describeUrl(url)})`,
     appliedMigrations,
-    isReady: async () => {
-      try {
-        await Promise.race([
-          db.$queryRaw`SELECT 1`,
-          new Promise((_, fail) => setTimeout(() => fail(new Error('readiness check timed out')), 2_000).unref()),
-        ]);
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    isReady: readinessCheck(() => db.$queryRaw`SELECT 1`),
     close: async () => {
       await db.$disconnect();
       await embedded?.stop();
     },
+  };
+}
+
+/**
+ * How long `/readyz` waits for the database's `SELECT 1` before it answers 503 (not ready): a slow database is
+ * reported as not ready, within the probe's own time, rather than left to time the probe out (docs/operations.md
+ * "Readiness"). Probes that arrive while a check is still waiting share it, so a stalled database is not sent one
+ * more `SELECT 1` (and one more pooled connection's wait) per probe.
+ */
+export const READINESS_TIMEOUT_MS = 2_000;
+
+/** `isReady` over `select`: true when it answers within READINESS_TIMEOUT_MS; concurrent callers share one check. */
+export function readinessCheck(
+  select: () => Promise<unknown>,
+  timeoutMs = READINESS_TIMEOUT_MS,
+): () => Promise<boolean> {
+  let inFlight: Promise<boolean> | undefined;
+  return () => {
+    inFlight ??= new Promise<boolean>((answer) => {
+      const timer = setTimeout(() => answer(false), timeoutMs);
+      timer.unref();
+      const settle = (ready: boolean) => {
+        clearTimeout(timer);
+        answer(ready);
+      };
+      select().then(
+        () => settle(true),
+        () => settle(false),
+      );
+    }).finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
   };
 }
 

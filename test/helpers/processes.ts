@@ -71,6 +71,21 @@ export async function waitForOutput(process: Spawned, pattern: RegExp): Promise<
   }
 }
 
+/**
+ * The status `/readyz` of the server at `url` settles on: 200 as soon as it answers ready, else its last answer once
+ * `withinMs` has passed. `/readyz` answers 503 when the database takes over READINESS_TIMEOUT_MS (2 s) to answer a
+ * `SELECT 1`, which a loaded machine can make a cluster just started or joined do for a moment (seen at load 25-33):
+ * a test whose subject is that the server has its database asks until it says so, and fails if it never does.
+ */
+export async function readinessOf(url: string, withinMs = 60_000): Promise<number> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const status = (await fetch(`${url}/readyz`)).status;
+    if (status === 200 || Date.now() >= deadline) return status;
+    await sleep(250);
+  }
+}
+
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

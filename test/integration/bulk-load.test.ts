@@ -1,9 +1,8 @@
 import { expect, test } from 'vitest';
-import { applyMigrations } from '../../src/db/migrate.ts';
 import { createPrismaClient } from '../../src/db/prisma.ts';
 import { createSqlPool, type SqlPool } from '../../src/repositories/transaction.ts';
 import { seedReadWorld } from '../helpers/readPlans.ts';
-import { withScratchDatabase } from '../helpers/scratchDatabase.ts';
+import { withMigratedScratchDatabase } from '../helpers/scratchDatabase.ts';
 import { testServices } from '../helpers/services.ts';
 
 // bench:reads loads millions of rows with the growing tables' indexes and foreign keys built after the load
@@ -25,8 +24,7 @@ async function schemaDefinitions(pool: SqlPool): Promise<string[]> {
 }
 
 test('a read world loaded with its indexes built after has every index, key and foreign key the migrations define, validated and enforced', async () => {
-  await withScratchDatabase('quotient_bulk_load', async (url) => {
-    await applyMigrations(url);
+  await withMigratedScratchDatabase('quotient_bulk_load', async (url) => {
     const db = createPrismaClient(url, 2);
     const pool = createSqlPool(url, 2, () => {});
     try {

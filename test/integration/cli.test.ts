@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import request from 'supertest';
 import { describe, test } from 'vitest';
 import { exited, onlyJson, runCli, runCliProcess, spawnServe } from '../helpers/cli.ts';
+import { readinessOf } from '../helpers/processes.ts';
 
 // A cluster of its own (initdb), a server and several CLI processes: minutes on a loaded 2-core machine.
 const SLOW_CLI_TEST_MS = 180_000;
@@ -72,7 +72,7 @@ describe('quotient CLI on the embedded database', () => {
     try {
       const { child, url } = await spawnServe(env);
       try {
-        assert.equal((await request(url).get('/readyz')).status, 200);
+        assert.equal(await readinessOf(url), 200);
         const created = await runCliProcess(['orgs', 'create', '--name', 'Beside the server', '--json'], env);
         assert.equal(created.code, 0, created.stderr);
         const org = onlyJson(created) as { id: string };
@@ -83,7 +83,7 @@ describe('quotient CLI on the embedded database', () => {
           listed.orgs.map((o) => o.id),
           [org.id],
         );
-        assert.equal((await request(url).get('/readyz')).status, 200, 'the server still has its database');
+        assert.equal(await readinessOf(url), 200, 'the server still has its database');
       } finally {
         child.kill('SIGTERM');
       }

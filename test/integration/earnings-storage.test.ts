@@ -1,7 +1,6 @@
 import pg from 'pg';
 import { expect, test } from 'vitest';
-import { applyMigrations } from '../../src/db/migrate.ts';
-import { withScratchDatabase } from '../helpers/scratchDatabase.ts';
+import { withMigratedScratchDatabase } from '../helpers/scratchDatabase.ts';
 
 // Earnings rows are written on the hot path of every deal event with a plan: up to a page's size they are kept
 // whole, their traces uncompressed (migration 20261123040000_earnings_rows_uncompressed, docs/benchmarks.md). In a
@@ -14,8 +13,7 @@ function traceOf(bytes: number) {
 }
 
 test('an earnings row is stored uncompressed up to a page, and a longer one is still compressed', async () => {
-  await withScratchDatabase('quotient_earnings_storage', async (url) => {
-    await applyMigrations(url);
+  await withMigratedScratchDatabase('quotient_earnings_storage', async (url) => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {

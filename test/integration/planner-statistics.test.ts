@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { escapeLiteral } from 'pg';
 import { expect, test, vi } from 'vitest';
-import { applyMigrations } from '../../src/db/migrate.ts';
 import { createPrismaClient } from '../../src/db/prisma.ts';
 import { newId } from '../../src/lib/ids.ts';
 import * as deals from '../../src/repositories/deals.ts';
@@ -10,7 +9,7 @@ import { createSqlPool, databaseStatements, inTransaction, type SqlPool } from '
 import { runCli, SLOW_CLI_TEST_MS } from '../helpers/cli.ts';
 import { ingestRequest } from '../helpers/ingestRequests.ts';
 import { noPlanChanges } from '../helpers/listeners.ts';
-import { query, withScratchDatabase } from '../helpers/scratchDatabase.ts';
+import { query, withMigratedScratchDatabase } from '../helpers/scratchDatabase.ts';
 import { testServices } from '../helpers/services.ts';
 
 // The planner's statistics (plannerStatistics: ANALYZE's, autovacuum's) as a fresh install has them: taken on empty
@@ -30,8 +29,7 @@ async function withFreshPipeline(
     ingestDeals: (count: number) => Promise<void>;
   }) => Promise<void>,
 ): Promise<void> {
-  await withScratchDatabase('quotient_planner', async (url) => {
-    await applyMigrations(url);
+  await withMigratedScratchDatabase('quotient_planner', async (url) => {
     for (const table of GROWN_TABLES) await query(url, `ALTER TABLE ${table} SET (autovacuum_enabled = off)`);
     const db = createPrismaClient(url, 1);
     const org = await orgs.create(databaseStatements(db), 'Planner statistics org');
@@ -112,8 +110,7 @@ async function dealsCounters(url: string): Promise<{ rowsReadBySequentialScans: 
 test(
   'an import whose deals are analyzed while its first chunk is uncommitted still applies every chunk by the deals it names',
   async () => {
-    await withScratchDatabase('quotient_mid_chunk', async (url) => {
-      await applyMigrations(url);
+    await withMigratedScratchDatabase('quotient_mid_chunk', async (url) => {
       for (const table of GROWN_TABLES) await query(url, `ALTER TABLE ${table} SET (autovacuum_enabled = off)`);
       const db = createPrismaClient(url, 1);
       const org = await orgs.create(databaseStatements(db), 'Mid-chunk statistics org');
@@ -187,10 +184,9 @@ const DEALS_PER_REP = 30;
 
 /**
  * An org of the example plan (four chips) with RECOMPUTE_REPS reps of DEALS_PER_REP deals each and no earnings yet,
- * in a fresh database: deals and reps analyzed, as an import leaves them, and `earnings` empty.
+ * in a fresh migrated database: deals and reps analyzed, as an import leaves them, and `earnings` empty.
  */
 async function orgWithDealsAndNoEarnings(url: string): Promise<string> {
-  await applyMigrations(url);
   const db = createPrismaClient(url, 1);
   const pool = createSqlPool(url, 1, () => {});
   try {
@@ -259,7 +255,7 @@ async function earningsCounts(url: string): Promise<{ rows: number; rowsReadBySe
 test(
   'the first quotient recompute on a fresh database, with no server running, does not read all of earnings for each rep',
   async () => {
-    await withScratchDatabase('quotient_first_recompute', async (url) => {
+    await withMigratedScratchDatabase('quotient_first_recompute', async (url) => {
       const orgId = await orgWithDealsAndNoEarnings(url);
       const before = await earningsCounts(url);
 

@@ -1,5 +1,4 @@
 import { expect, test } from 'vitest';
-import { applyMigrations } from '../../src/db/migrate.ts';
 import { createPrismaClient } from '../../src/db/prisma.ts';
 import { createSqlPool, type SqlPool, type Statement } from '../../src/repositories/transaction.ts';
 import { testDatabase, testPool } from '../helpers/database.ts';
@@ -12,7 +11,7 @@ import {
   seedReadWorld,
   seedSmallTenants,
 } from '../helpers/readPlans.ts';
-import { serverUrl, withScratchDatabase } from '../helpers/scratchDatabase.ts';
+import { serverUrl, withMigratedScratchDatabase } from '../helpers/scratchDatabase.ts';
 import { testServices } from '../helpers/services.ts';
 
 // Reads stay flat as the tables grow (issue 31, docs/query-plans.md): each listed read (the earnings list with each
@@ -45,8 +44,7 @@ async function checkReads(url: string, pool: SqlPool, world: ReadWorld): Promise
 }
 
 test('in a database of its own, every listed read reads within its budget, through an index', async () => {
-  await withScratchDatabase('quotient_reads', async (url) => {
-    await applyMigrations(url);
+  await withMigratedScratchDatabase('quotient_reads', async (url) => {
     const db = createPrismaClient(url, 2);
     const pool = createSqlPool(url, 2, () => {});
     try {

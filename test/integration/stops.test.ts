@@ -15,6 +15,7 @@ import {
   leaseHolders,
   postmasterPid,
   processTree,
+  readinessOf,
   type Spawned,
   spawnQuotient,
   spawnWatched,
@@ -201,7 +202,7 @@ describe('npm start stops without losing anything', () => {
       const data = await migratedDataDir();
       const npm = spawnWatched('npm', ['start'], data.env, true);
       const [, url] = await waitForOutput(npm, /serving on (http:\/\/\S+) /);
-      assert.equal((await fetch(`${url}/readyz`)).status, 200);
+      assert.equal(await readinessOf(url as string), 200);
       const tree = processTree(npm.child.pid as number);
       assert.ok(tree.length >= 2, 'npm and the server');
       const postmaster = postmasterPid(data.dir) as number;
@@ -253,11 +254,11 @@ describe('the embedded database stays up while any Quotient process uses it', ()
 
       await stop(first, 'SIGINT');
       assert.ok(isAlive(postmaster), 'the cluster outlives the worker that started it');
-      assert.equal((await fetch(`${server.url}/readyz`)).status, 200);
+      assert.equal(await readinessOf(server.url), 200);
       const created = await runCli(['orgs', 'create', '--name', 'After the worker', '--json'], data.env);
       assert.equal(created.code, 0, created.stderr);
       assert.match(created.stderr, new RegExp(`using the embedded PostgreSQL in ${data.dir} \\(joined`));
-      assert.equal((await fetch(`${server.url}/readyz`)).status, 200);
+      assert.equal(await readinessOf(server.url), 200);
 
       await stop(server.process, 'SIGTERM');
       await allGone([postmaster]);
@@ -302,7 +303,7 @@ describe('the embedded database stays up while any Quotient process uses it', ()
 
       killed.child.kill('SIGKILL');
       await killed.exited;
-      assert.equal((await fetch(`${server.url}/readyz`)).status, 200);
+      assert.equal(await readinessOf(server.url), 200);
       await stop(server.process, 'SIGINT');
       await allGone([postmaster]);
       assert.deepEqual(leaseHolders(data.dir), []);

@@ -1,8 +1,10 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { openEmbeddedDatabase } from '../../src/db/embedded.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
+import { MIGRATED_TEMPLATE_VARIABLE, query } from '../helpers/scratchDatabase.ts';
 
 // vitest's globalSetup: one database for the whole run. With DATABASE_URL set, that server; otherwise a
 // throwaway embedded PostgreSQL started here. Migrated once up front, so that no test depends on being the
@@ -33,6 +35,19 @@ export default async function setup(): Promise<() => Promise<void>> {
     process.stdout.write(`Testing against DATABASE_URL (${redacted(process.env.DATABASE_URL)})\n`);
   }
   // Through a transaction pooler (npm run test:pgbouncer), migrations take their lock on a direct session.
-  await applyMigrations(process.env.QUOTIENT_DIRECT_DATABASE_URL ?? process.env.DATABASE_URL);
-  return stopDatabase;
+  const direct = process.env.QUOTIENT_DIRECT_DATABASE_URL ?? process.env.DATABASE_URL;
+  await applyMigrations(direct);
+  // A migrated database that tests needing a database of their own copy (withMigratedScratchDatabase), instead of
+  // each migrating an empty one. Named after the run's database, so two runs on one server keep their own.
+  const template = `${new URL(direct).pathname.slice(1) || 'postgres'}_migrated_template`;
+  const templateUrl = new URL(direct);
+  templateUrl.pathname = `/${template}`;
+  await query(direct, `DROP DATABASE IF EXISTS ${pg.escapeIdentifier(template)} WITH (FORCE)`);
+  await query(direct, `CREATE DATABASE ${pg.escapeIdentifier(template)}`);
+  await applyMigrations(templateUrl.href);
+  process.env[MIGRATED_TEMPLATE_VARIABLE] = template;
+  return async () => {
+    await query(direct, `DROP DATABASE IF EXISTS ${pg.escapeIdentifier(template)} WITH (FORCE)`).catch(() => {});
+    await stopDatabase();
+  };
 }
