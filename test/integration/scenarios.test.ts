@@ -3,7 +3,8 @@ import { afterAll, describe, test } from 'vitest';
 import { stringify } from 'yaml';
 import { Refusal } from '../../src/domain/refusal.ts';
 import { createOrg } from '../factories/access.ts';
-import { applyPlan, planDocument } from '../factories/plans.ts';
+import { applyPlan, planDocument, planFile } from '../factories/plans.ts';
+import { onlyJson, runCli } from '../helpers/cli.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
 import { state } from '../helpers/earnings.ts';
 import { ingestRequest } from '../helpers/ingestRequests.ts';
@@ -198,5 +199,52 @@ describe('plan scenarios', () => {
       }),
       refusal('not_found'),
     );
+  });
+
+  test('quotient plans simulate: a table, --csv, --json (one document), and refusals exit 2', async () => {
+    const { org, current } = await orgWithHistory();
+    const draft = await planFile({
+      ...current,
+      chips: current.chips.map((chip) => (chip.key === 'base' ? { ...chip, rate_bps: 1200 } : chip)),
+    });
+    const span = ['--org', org.id, '--from', '2026-03', '--to', '2026-04'];
+    const human = await runCli(['plans', 'simulate', draft, ...span]);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /rep-017\s+14,000\.00\s+16,200\.00\s+2,200\.00\s+55\.00%\s+base 2,200\.00/);
+    assert.match(human.stdout, /Total: actual 17,000\.00, scenario 19,800\.00, difference 2,800\.00/);
+
+    const csv = await runCli(['plans', 'simulate', draft, ...span, '--csv']);
+    assert.equal(csv.code, 0, csv.stderr);
+    assert.deepEqual(csv.stdout.trim().split(/\r?\n/), [
+      'rep,period,actual_cents,scenario_cents,difference_cents,booked_cents,attainment_bps',
+      'rep-017,2026-03,0,0,0,0,0',
+      'rep-017,2026-04,1400000,1620000,220000,11000000,11000',
+      'rep-018,2026-03,300000,360000,60000,3000000,3000',
+      'rep-018,2026-04,0,0,0,0,0',
+    ]);
+
+    const json = await runCli(['plans', 'simulate', draft, ...span, '--json']);
+    assert.equal(json.code, 0, json.stderr);
+    const document = onlyJson(json) as { scenario: { status: string; summary: { difference_cents: number } } };
+    assert.equal(document.scenario.status, 'done');
+    assert.equal(document.scenario.summary.difference_cents, 280_000);
+
+    const open = await runCli([
+      'plans',
+      'simulate',
+      draft,
+      '--org',
+      org.id,
+      '--from',
+      '2026-03',
+      '--to',
+      '2099-01',
+      '--json',
+    ]);
+    assert.equal(open.code, 2);
+    assert.equal((onlyJson(open) as { error: string }).error, 'invalid_argument');
+    const bad = await runCli(['plans', 'simulate', await planFile({ key: 'x' }), ...span]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /problem/);
   });
 });
