@@ -30,6 +30,7 @@ import {
 } from './measure.ts';
 import { type ProfileWindow, printProfileSummary, summariseProfiles } from './profile.ts';
 import { benchRecompute } from './recompute.ts';
+import { benchScenario } from './scenario.ts';
 import { seedBench } from './seed.ts';
 import { printStatements, resetStatements } from './statementsPerRequest.ts';
 import { benchYearImport } from './yearImport.ts';
@@ -279,6 +280,10 @@ try {
   if (!profiling && (only === undefined || only === 'recompute')) {
     const sizes = (process.env.BENCH_RECOMPUTE_SIZES ?? '10000,30000,100000').split(',').map(Number);
     await benchRecompute(database.url, sizes, against);
+  }
+  if (!profiling && !against && (only === undefined || only === 'scenario')) {
+    const sizes = (process.env.BENCH_SCENARIO_SIZES ?? '10000').split(',').map(Number);
+    await benchScenario(database.url, sizes);
   }
   if (!profiling && !against && (only === undefined || only === 'batch' || only === 'import')) {
     // Their own `quotient serve` counts rate limits in memory too: one such process per database, so the scenarios'

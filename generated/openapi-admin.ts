@@ -358,6 +358,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/scenarios": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List plan scenarios
+         * @description The org's scenarios, newest first (at most 100).
+         */
+        get: operations["listScenarios"];
+        put?: never;
+        /**
+         * Start a plan scenario
+         * @description Runs a draft plan file over a span of closed history, off the request path, rep by rep: what it would have paid beside what was actually paid (docs/scenarios.md). Nothing is written to earnings, periods, statements, webhooks or the ledger. Answers at once with the scenario queued; poll `GET /admin/v1/scenarios/{id}` for its progress and summary.
+         */
+        post: operations["startScenario"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/scenarios/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A plan scenario
+         * @description Its status, progress and, once done, its summary.
+         */
+        get: operations["getScenario"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/scenarios/{id}/reps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A scenario's reps
+         * @description Per rep and period, actual beside scenario, attainment, and the chips that moved the difference; by external id, paged.
+         */
+        get: operations["listScenarioReps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/scenarios/{id}/lines/{line}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A scenario line's trace
+         * @description The line evaluated again for its rep, exactly as the scenario evaluated it, with the engine's trace.
+         */
+        get: operations["getScenarioLine"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/scenarios/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a plan scenario
+         * @description A queued or running scenario stops before its next batch of reps; an ended one is left as it is.
+         */
+        post: operations["cancelScenario"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/scenarios/{id}/keep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Keep or name a plan scenario
+         * @description Kept scenarios are kept; a name is optional.
+         */
+        post: operations["keepScenario"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/scenarios/{id}/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Promote a plan scenario
+         * @description Applies the scenario's plan file as `POST /admin/v1/plan-files` does: a new version, acceptance requests, the audit entry and the recompute of open periods. Only a finished scenario is promoted.
+         */
+        post: operations["promoteScenario"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/deal-imports": {
         parameters: {
             query?: never;
@@ -3590,6 +3734,135 @@ export interface components {
          * @enum {string}
          */
         PlanAcceptanceState: "requested" | "accepted";
+        ScenarioExtreme: {
+            user_external_id: string;
+            difference_cents: number;
+        };
+        /** @description A finished scenario's totals, cost of sales and distribution. */
+        ScenarioSummary: {
+            reps: number;
+            actual_cents: number;
+            scenario_cents: number;
+            difference_cents: number;
+            /** @description The reps' credited amounts of the deals won in the span's periods. */
+            booked_cents: number;
+            /** @description Actual pay ÷ booked amount, in basis points; null with nothing booked. */
+            actual_cost_of_sales_bps: number | null;
+            scenario_cost_of_sales_bps: number | null;
+            periods: {
+                period_id: string;
+                actual_cents: number;
+                scenario_cents: number;
+                difference_cents: number;
+                booked_cents: number;
+            }[];
+            distribution: {
+                better_off: number;
+                worse_off: number;
+                unchanged: number;
+                gained_cents: number;
+                lost_cents: number;
+                largest_gain: null | components["schemas"]["ScenarioExtreme"];
+                largest_loss: null | components["schemas"]["ScenarioExtreme"];
+                /** @description Reps by how much their pay moved, in percent of what they were paid. */
+                bands: {
+                    /** @enum {string} */
+                    band: "down_more_than_20_pct" | "down_5_to_20_pct" | "within_5_pct" | "up_5_to_20_pct" | "up_more_than_20_pct";
+                    reps: number;
+                }[];
+            };
+        };
+        /** @description A plan scenario, its progress and, once done, its summary. */
+        Scenario: {
+            id: string;
+            name: string | null;
+            kept: boolean;
+            plan_key: string;
+            compare_plan_key: string;
+            from: string;
+            to: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "done" | "failed" | "cancelled";
+            progress: {
+                reps_done: number;
+                reps_total: number;
+            };
+            summary: null | components["schemas"]["ScenarioSummary"];
+            failure: string | null;
+            promoted_version_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
+        };
+        /** @description A plan scenario to run (docs/scenarios.md). */
+        ScenarioStart: {
+            /** @description The draft plan file, read and validated exactly as `POST /admin/v1/plan-files` reads it; never stored as a plan version. */
+            text: string;
+            /**
+             * @description `yaml` (the default, which reads JSON too) or `json` (strict).
+             * @enum {string}
+             */
+            format?: "yaml" | "json";
+            /** @description The span's first month or quarter (`2025-10`, `2025-Q4`); the plan periods wholly inside the span are evaluated. */
+            from: string;
+            /** @description The span's last month or quarter; it must have ended (a scenario runs over closed history). */
+            to: string;
+            name?: string;
+            /** @description The plan whose paid rows are "actual"; the draft's own key when absent. */
+            compare_plan_key?: string;
+        };
+        /** @description A page of a scenario's reps, by external id. */
+        ScenarioRepPage: {
+            /** @description The `cursor` of the next page; null on the last. */
+            next_cursor: string | null;
+            reps: {
+                user_external_id: string;
+                actual_cents: number;
+                scenario_cents: number;
+                difference_cents: number;
+                booked_cents: number;
+                /** @description Booked ÷ the span's quotas, in basis points; null without a quota. */
+                attainment_bps: number | null;
+                periods: {
+                    period_id: string;
+                    actual_cents: number;
+                    scenario_cents: number;
+                    difference_cents: number;
+                    booked_cents: number;
+                    quota_cents: number | null;
+                    attainment_bps: number | null;
+                }[];
+                /** @description The chips whose pay moved, largest move first. */
+                chips: {
+                    chip_key: string;
+                    actual_cents: number;
+                    scenario_cents: number;
+                    difference_cents: number;
+                }[];
+                /** @description The scenario's paying lines; each opens its trace at `GET /admin/v1/scenarios/{id}/lines/{line}`. */
+                lines: {
+                    line_key: string;
+                    chip_key: string;
+                    period_id: string;
+                    deal_id: string | null;
+                    cents: number;
+                }[];
+            }[];
+        };
+        /** @description One line of a scenario as the engine evaluated it, with its trace (the shape of an earning's trace). */
+        ScenarioLine: {
+            line_key: string;
+            period_id: string;
+            earned_cents: number;
+            trace: {
+                [key: string]: unknown;
+            };
+        };
+        ScenarioKeep: {
+            kept: boolean;
+            name?: string;
+        };
         /** @description Lines of the file (the header is line 1); the first 1,000 in `items`, all of them counted in `count`. */
         DealImportLines: {
             count: number;
@@ -4413,6 +4686,247 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["InvalidPlanFile"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listScenarios: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The scenarios. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        scenarios: components["schemas"]["Scenario"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    startScenario: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScenarioStart"];
+            };
+        };
+        responses: {
+            /** @description The scenario, queued. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Scenario"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidPlanFile"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getScenario: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The scenario. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Scenario"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listScenarioReps: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page, unchanged. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 200 (default 50). */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of reps. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScenarioRepPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getScenarioLine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+                /** @description A line key of the scenario's reps' `lines`. */
+                line: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The line. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScenarioLine"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cancelScenario: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The scenario as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Scenario"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    keepScenario: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScenarioKeep"];
+            };
+        };
+        responses: {
+            /** @description The scenario as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Scenario"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    promoteScenario: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the apply did. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppliedPlanFile"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
             422: components["responses"]["InvalidPlanFile"];
             500: components["responses"]["InternalError"];
         };

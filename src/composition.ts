@@ -49,6 +49,7 @@ import { RepNames } from './services/repNames.ts';
 import { RepSessions } from './services/repSessions.ts';
 import { RepReader } from './services/reps.ts';
 import { RepTokens } from './services/repTokens.ts';
+import { PlanScenarios } from './services/scenarios.ts';
 import { ScimProvisioning } from './services/scimProvisioning.ts';
 import { SignOff } from './services/signOff.ts';
 import { StatementReader } from './services/statements.ts';
@@ -155,6 +156,8 @@ export interface AdminServices {
   repAccess: RepAccessAdmin;
   inquiries: InquiryDesk;
   planAcceptances: PlanAcceptances;
+  /** Plan scenarios over closed history, run by this process's scenario worker (docs/scenarios.md). */
+  scenarios: PlanScenarios;
 }
 
 /** What the rep portal's sign-in and sessions run on. */
@@ -304,6 +307,7 @@ export function composeServices(input: CompositionInput): Services {
       webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
       audit: new AuditLogReader(db),
       demo: new Demo(db, { keys, plans, ingestion, periods, dealImport }),
+      scenarios: new PlanScenarios(db, pool, plans, now ? { today: () => now().toISOString().slice(0, 10) } : {}),
       dealImport,
       accounting: new AccountingBooks(db, input.now ? { now: input.now } : {}),
       portalAccess: new PortalAccessAdmin(db, { secrets, ...clock }),

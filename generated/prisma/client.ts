@@ -291,3 +291,13 @@ export type CrmConnection = Prisma.CrmConnectionModel
  * 
  */
 export type FeedWriterSlot = Prisma.FeedWriterSlotModel
+/**
+ * Model Scenario
+ * 
+ */
+export type Scenario = Prisma.ScenarioModel
+/**
+ * Model ScenarioResult
+ * 
+ */
+export type ScenarioResult = Prisma.ScenarioResultModel

@@ -36,7 +36,8 @@ export type IdPrefix =
   | 'inql'
   | 'inqc'
   | 'pac'
-  | 'con';
+  | 'con'
+  | 'scn';
 
 /** The same TypeID as `typeid(prefix).toString()`, without building the TypeID object and splitting it again. */
 export function newId(prefix: IdPrefix): string {

@@ -351,6 +351,31 @@ async function workload(orgId: string) {
   ok(await api.POST('/admin/v1/webhook-endpoints/{id}/rotate-secret', { params: { path: { id: endpoint.id } } }));
   ok(await api.GET('/admin/v1/webhook-endpoints', {}));
 
+  // A plan scenario over the locked period, run by the server's scenario worker; its reps, a line's trace, keep.
+  const scenario = ok(
+    await api.POST('/admin/v1/scenarios', {
+      body: { text: PLAN.replace('rate_bps: 1000', 'rate_bps: 1200'), from: PERIOD, to: PERIOD },
+    }),
+    202,
+  ).data;
+  assert.ok(scenario);
+  const scenarioPath = { params: { path: { id: scenario.id } } };
+  await waitFor(async () => {
+    const got = ok(await api.GET('/admin/v1/scenarios/{id}', scenarioPath)).data;
+    return got?.status === 'done' ? got : undefined;
+  });
+  const scenarioReps = ok(await api.GET('/admin/v1/scenarios/{id}/reps', scenarioPath)).data?.reps ?? [];
+  const scenarioLine = scenarioReps.flatMap((each) => each.lines)[0];
+  if (scenarioLine) {
+    ok(
+      await api.GET('/admin/v1/scenarios/{id}/lines/{line}', {
+        params: { path: { id: scenario.id, line: scenarioLine.line_key } },
+      }),
+    );
+  }
+  ok(await api.POST('/admin/v1/scenarios/{id}/keep', { ...scenarioPath, body: { kept: true } }));
+  ok(await api.GET('/admin/v1/scenarios'));
+
   // The accounting books of the locked period.
   ok(await api.POST('/admin/v1/accounting/policy-files', { body: { text: POLICY_YAML } }));
   ok(await api.GET('/admin/v1/accounting/policy'));

@@ -68,6 +68,7 @@ const REPOSITORIES = [
   'repQuotas',
   'repSessions',
   'repSignInLinks',
+  'scenarios',
   'repTokens',
   'scimUsers',
   'sourceEvents',

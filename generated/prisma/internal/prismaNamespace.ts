@@ -446,7 +446,9 @@ export const ModelName = {
   PlanAcceptanceDocument: 'PlanAcceptanceDocument',
   PendingEvaluation: 'PendingEvaluation',
   CrmConnection: 'CrmConnection',
-  FeedWriterSlot: 'FeedWriterSlot'
+  FeedWriterSlot: 'FeedWriterSlot',
+  Scenario: 'Scenario',
+  ScenarioResult: 'ScenarioResult'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -462,7 +464,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "credentialOrg" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "scimUser" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "statementReminder" | "paymentRequest" | "periodReopenRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance" | "planAcceptanceDocument" | "pendingEvaluation" | "crmConnection" | "feedWriterSlot"
+    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "credentialOrg" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "scimUser" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "statementReminder" | "paymentRequest" | "periodReopenRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance" | "planAcceptanceDocument" | "pendingEvaluation" | "crmConnection" | "feedWriterSlot" | "scenario" | "scenarioResult"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -4166,6 +4168,154 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    Scenario: {
+      payload: Prisma.$ScenarioPayload<ExtArgs>
+      fields: Prisma.ScenarioFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ScenarioFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ScenarioFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioPayload>
+        }
+        findFirst: {
+          args: Prisma.ScenarioFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ScenarioFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioPayload>
+        }
+        findMany: {
+          args: Prisma.ScenarioFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioPayload>[]
+        }
+        create: {
+          args: Prisma.ScenarioCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioPayload>
+        }
+        createMany: {
+          args: Prisma.ScenarioCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ScenarioCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioPayload>[]
+        }
+        delete: {
+          args: Prisma.ScenarioDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioPayload>
+        }
+        update: {
+          args: Prisma.ScenarioUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioPayload>
+        }
+        deleteMany: {
+          args: Prisma.ScenarioDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ScenarioUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ScenarioUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioPayload>[]
+        }
+        upsert: {
+          args: Prisma.ScenarioUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioPayload>
+        }
+        aggregate: {
+          args: Prisma.ScenarioAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateScenario>
+        }
+        groupBy: {
+          args: Prisma.ScenarioGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ScenarioGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ScenarioCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ScenarioCountAggregateOutputType> | number
+        }
+      }
+    }
+    ScenarioResult: {
+      payload: Prisma.$ScenarioResultPayload<ExtArgs>
+      fields: Prisma.ScenarioResultFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ScenarioResultFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioResultPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ScenarioResultFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioResultPayload>
+        }
+        findFirst: {
+          args: Prisma.ScenarioResultFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioResultPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ScenarioResultFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioResultPayload>
+        }
+        findMany: {
+          args: Prisma.ScenarioResultFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioResultPayload>[]
+        }
+        create: {
+          args: Prisma.ScenarioResultCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioResultPayload>
+        }
+        createMany: {
+          args: Prisma.ScenarioResultCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ScenarioResultCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioResultPayload>[]
+        }
+        delete: {
+          args: Prisma.ScenarioResultDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioResultPayload>
+        }
+        update: {
+          args: Prisma.ScenarioResultUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioResultPayload>
+        }
+        deleteMany: {
+          args: Prisma.ScenarioResultDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ScenarioResultUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ScenarioResultUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioResultPayload>[]
+        }
+        upsert: {
+          args: Prisma.ScenarioResultUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScenarioResultPayload>
+        }
+        aggregate: {
+          args: Prisma.ScenarioResultAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateScenarioResult>
+        }
+        groupBy: {
+          args: Prisma.ScenarioResultGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ScenarioResultGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ScenarioResultCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ScenarioResultCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -4969,6 +5119,44 @@ export const FeedWriterSlotScalarFieldEnum = {
 export type FeedWriterSlotScalarFieldEnum = (typeof FeedWriterSlotScalarFieldEnum)[keyof typeof FeedWriterSlotScalarFieldEnum]
 
 
+export const ScenarioScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  name: 'name',
+  kept: 'kept',
+  plan_file: 'plan_file',
+  plan_key: 'plan_key',
+  compare_plan_key: 'compare_plan_key',
+  from_period: 'from_period',
+  to_period: 'to_period',
+  status: 'status',
+  reps_total: 'reps_total',
+  reps_done: 'reps_done',
+  summary: 'summary',
+  failure: 'failure',
+  promoted_version_id: 'promoted_version_id',
+  created_by: 'created_by',
+  created_at: 'created_at',
+  finished_at: 'finished_at'
+} as const
+
+export type ScenarioScalarFieldEnum = (typeof ScenarioScalarFieldEnum)[keyof typeof ScenarioScalarFieldEnum]
+
+
+export const ScenarioResultScalarFieldEnum = {
+  org_id: 'org_id',
+  scenario_id: 'scenario_id',
+  user_id: 'user_id',
+  user_external_id: 'user_external_id',
+  actual_cents: 'actual_cents',
+  scenario_cents: 'scenario_cents',
+  difference_cents: 'difference_cents',
+  result: 'result'
+} as const
+
+export type ScenarioResultScalarFieldEnum = (typeof ScenarioResultScalarFieldEnum)[keyof typeof ScenarioResultScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -5328,6 +5516,8 @@ export type GlobalOmitConfig = {
   pendingEvaluation?: Prisma.PendingEvaluationOmit
   crmConnection?: Prisma.CrmConnectionOmit
   feedWriterSlot?: Prisma.FeedWriterSlotOmit
+  scenario?: Prisma.ScenarioOmit
+  scenarioResult?: Prisma.ScenarioResultOmit
 }
 
 /* Types for Logging */

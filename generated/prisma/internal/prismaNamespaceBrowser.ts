@@ -100,7 +100,9 @@ export const ModelName = {
   PlanAcceptanceDocument: 'PlanAcceptanceDocument',
   PendingEvaluation: 'PendingEvaluation',
   CrmConnection: 'CrmConnection',
-  FeedWriterSlot: 'FeedWriterSlot'
+  FeedWriterSlot: 'FeedWriterSlot',
+  Scenario: 'Scenario',
+  ScenarioResult: 'ScenarioResult'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -881,6 +883,44 @@ export const FeedWriterSlotScalarFieldEnum = {
 } as const
 
 export type FeedWriterSlotScalarFieldEnum = (typeof FeedWriterSlotScalarFieldEnum)[keyof typeof FeedWriterSlotScalarFieldEnum]
+
+
+export const ScenarioScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  name: 'name',
+  kept: 'kept',
+  plan_file: 'plan_file',
+  plan_key: 'plan_key',
+  compare_plan_key: 'compare_plan_key',
+  from_period: 'from_period',
+  to_period: 'to_period',
+  status: 'status',
+  reps_total: 'reps_total',
+  reps_done: 'reps_done',
+  summary: 'summary',
+  failure: 'failure',
+  promoted_version_id: 'promoted_version_id',
+  created_by: 'created_by',
+  created_at: 'created_at',
+  finished_at: 'finished_at'
+} as const
+
+export type ScenarioScalarFieldEnum = (typeof ScenarioScalarFieldEnum)[keyof typeof ScenarioScalarFieldEnum]
+
+
+export const ScenarioResultScalarFieldEnum = {
+  org_id: 'org_id',
+  scenario_id: 'scenario_id',
+  user_id: 'user_id',
+  user_external_id: 'user_external_id',
+  actual_cents: 'actual_cents',
+  scenario_cents: 'scenario_cents',
+  difference_cents: 'difference_cents',
+  result: 'result'
+} as const
+
+export type ScenarioResultScalarFieldEnum = (typeof ScenarioResultScalarFieldEnum)[keyof typeof ScenarioResultScalarFieldEnum]
 
 
 export const SortOrder = {

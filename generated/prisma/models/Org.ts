@@ -283,6 +283,7 @@ export type OrgWhereInput = {
   statement_reminders?: Prisma.StatementReminderListRelationFilter
   payment_requests?: Prisma.PaymentRequestListRelationFilter
   reopen_requests?: Prisma.PeriodReopenRequestListRelationFilter
+  scenarios?: Prisma.ScenarioListRelationFilter
 }
 
 export type OrgOrderByWithRelationInput = {
@@ -317,6 +318,7 @@ export type OrgOrderByWithRelationInput = {
   statement_reminders?: Prisma.StatementReminderOrderByRelationAggregateInput
   payment_requests?: Prisma.PaymentRequestOrderByRelationAggregateInput
   reopen_requests?: Prisma.PeriodReopenRequestOrderByRelationAggregateInput
+  scenarios?: Prisma.ScenarioOrderByRelationAggregateInput
 }
 
 export type OrgWhereUniqueInput = Prisma.AtLeast<{
@@ -354,6 +356,7 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   statement_reminders?: Prisma.StatementReminderListRelationFilter
   payment_requests?: Prisma.PaymentRequestListRelationFilter
   reopen_requests?: Prisma.PeriodReopenRequestListRelationFilter
+  scenarios?: Prisma.ScenarioListRelationFilter
 }, "id">
 
 export type OrgOrderByWithAggregationInput = {
@@ -426,6 +429,7 @@ export type OrgCreateInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateInput = {
@@ -460,6 +464,7 @@ export type OrgUncheckedCreateInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUpdateInput = {
@@ -494,6 +499,7 @@ export type OrgUpdateInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateInput = {
@@ -528,6 +534,7 @@ export type OrgUncheckedUpdateInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateManyInput = {
@@ -950,6 +957,20 @@ export type OrgUpdateOneRequiredWithoutFeed_writer_slotsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutFeed_writer_slotsInput, Prisma.OrgUpdateWithoutFeed_writer_slotsInput>, Prisma.OrgUncheckedUpdateWithoutFeed_writer_slotsInput>
 }
 
+export type OrgCreateNestedOneWithoutScenariosInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutScenariosInput, Prisma.OrgUncheckedCreateWithoutScenariosInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutScenariosInput
+  connect?: Prisma.OrgWhereUniqueInput
+}
+
+export type OrgUpdateOneRequiredWithoutScenariosNestedInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutScenariosInput, Prisma.OrgUncheckedCreateWithoutScenariosInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutScenariosInput
+  upsert?: Prisma.OrgUpsertWithoutScenariosInput
+  connect?: Prisma.OrgWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutScenariosInput, Prisma.OrgUpdateWithoutScenariosInput>, Prisma.OrgUncheckedUpdateWithoutScenariosInput>
+}
+
 export type OrgCreateWithoutUsersInput = {
   id: string
   name: string
@@ -981,6 +1002,7 @@ export type OrgCreateWithoutUsersInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutUsersInput = {
@@ -1014,6 +1036,7 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutUsersInput = {
@@ -1063,6 +1086,7 @@ export type OrgUpdateWithoutUsersInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutUsersInput = {
@@ -1096,6 +1120,7 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutRep_quotasInput = {
@@ -1129,6 +1154,7 @@ export type OrgCreateWithoutRep_quotasInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutRep_quotasInput = {
@@ -1162,6 +1188,7 @@ export type OrgUncheckedCreateWithoutRep_quotasInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutRep_quotasInput = {
@@ -1211,6 +1238,7 @@ export type OrgUpdateWithoutRep_quotasInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutRep_quotasInput = {
@@ -1244,6 +1272,7 @@ export type OrgUncheckedUpdateWithoutRep_quotasInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutRep_managersInput = {
@@ -1277,6 +1306,7 @@ export type OrgCreateWithoutRep_managersInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutRep_managersInput = {
@@ -1310,6 +1340,7 @@ export type OrgUncheckedCreateWithoutRep_managersInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutRep_managersInput = {
@@ -1359,6 +1390,7 @@ export type OrgUpdateWithoutRep_managersInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutRep_managersInput = {
@@ -1392,6 +1424,7 @@ export type OrgUncheckedUpdateWithoutRep_managersInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutApi_keysInput = {
@@ -1425,6 +1458,7 @@ export type OrgCreateWithoutApi_keysInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutApi_keysInput = {
@@ -1458,6 +1492,7 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutApi_keysInput = {
@@ -1507,6 +1542,7 @@ export type OrgUpdateWithoutApi_keysInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutApi_keysInput = {
@@ -1540,6 +1576,7 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutAdminsInput = {
@@ -1573,6 +1610,7 @@ export type OrgCreateWithoutAdminsInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutAdminsInput = {
@@ -1606,6 +1644,7 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutAdminsInput = {
@@ -1655,6 +1694,7 @@ export type OrgUpdateWithoutAdminsInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutAdminsInput = {
@@ -1688,6 +1728,7 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutDealsInput = {
@@ -1721,6 +1762,7 @@ export type OrgCreateWithoutDealsInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutDealsInput = {
@@ -1754,6 +1796,7 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutDealsInput = {
@@ -1803,6 +1846,7 @@ export type OrgUpdateWithoutDealsInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutDealsInput = {
@@ -1836,6 +1880,7 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPlansInput = {
@@ -1869,6 +1914,7 @@ export type OrgCreateWithoutPlansInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPlansInput = {
@@ -1902,6 +1948,7 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPlansInput = {
@@ -1951,6 +1998,7 @@ export type OrgUpdateWithoutPlansInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPlansInput = {
@@ -1984,6 +2032,7 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPeriodsInput = {
@@ -2017,6 +2066,7 @@ export type OrgCreateWithoutPeriodsInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPeriodsInput = {
@@ -2050,6 +2100,7 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPeriodsInput = {
@@ -2099,6 +2150,7 @@ export type OrgUpdateWithoutPeriodsInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPeriodsInput = {
@@ -2132,6 +2184,7 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_endpointsInput = {
@@ -2165,6 +2218,7 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
@@ -2198,6 +2252,7 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_endpointsInput = {
@@ -2247,6 +2302,7 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
@@ -2280,6 +2336,7 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_messagesInput = {
@@ -2313,6 +2370,7 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
@@ -2346,6 +2404,7 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_messagesInput = {
@@ -2395,6 +2454,7 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
@@ -2428,6 +2488,7 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutExchange_ratesInput = {
@@ -2461,6 +2522,7 @@ export type OrgCreateWithoutExchange_ratesInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutExchange_ratesInput = {
@@ -2494,6 +2556,7 @@ export type OrgUncheckedCreateWithoutExchange_ratesInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutExchange_ratesInput = {
@@ -2543,6 +2606,7 @@ export type OrgUpdateWithoutExchange_ratesInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
@@ -2576,6 +2640,7 @@ export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutIdentity_providersInput = {
@@ -2609,6 +2674,7 @@ export type OrgCreateWithoutIdentity_providersInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutIdentity_providersInput = {
@@ -2642,6 +2708,7 @@ export type OrgUncheckedCreateWithoutIdentity_providersInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutIdentity_providersInput = {
@@ -2691,6 +2758,7 @@ export type OrgUpdateWithoutIdentity_providersInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
@@ -2724,6 +2792,7 @@ export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutAdjustmentsInput = {
@@ -2757,6 +2826,7 @@ export type OrgCreateWithoutAdjustmentsInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutAdjustmentsInput = {
@@ -2790,6 +2860,7 @@ export type OrgUncheckedCreateWithoutAdjustmentsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutAdjustmentsInput = {
@@ -2839,6 +2910,7 @@ export type OrgUpdateWithoutAdjustmentsInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutAdjustmentsInput = {
@@ -2872,6 +2944,7 @@ export type OrgUncheckedUpdateWithoutAdjustmentsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutStatement_approvalsInput = {
@@ -2905,6 +2978,7 @@ export type OrgCreateWithoutStatement_approvalsInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutStatement_approvalsInput = {
@@ -2938,6 +3012,7 @@ export type OrgUncheckedCreateWithoutStatement_approvalsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutStatement_approvalsInput = {
@@ -2987,6 +3062,7 @@ export type OrgUpdateWithoutStatement_approvalsInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutStatement_approvalsInput = {
@@ -3020,6 +3096,7 @@ export type OrgUncheckedUpdateWithoutStatement_approvalsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutStatement_remindersInput = {
@@ -3053,6 +3130,7 @@ export type OrgCreateWithoutStatement_remindersInput = {
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutStatement_remindersInput = {
@@ -3086,6 +3164,7 @@ export type OrgUncheckedCreateWithoutStatement_remindersInput = {
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutStatement_remindersInput = {
@@ -3135,6 +3214,7 @@ export type OrgUpdateWithoutStatement_remindersInput = {
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutStatement_remindersInput = {
@@ -3168,6 +3248,7 @@ export type OrgUncheckedUpdateWithoutStatement_remindersInput = {
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPayment_requestsInput = {
@@ -3201,6 +3282,7 @@ export type OrgCreateWithoutPayment_requestsInput = {
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPayment_requestsInput = {
@@ -3234,6 +3316,7 @@ export type OrgUncheckedCreateWithoutPayment_requestsInput = {
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPayment_requestsInput = {
@@ -3283,6 +3366,7 @@ export type OrgUpdateWithoutPayment_requestsInput = {
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPayment_requestsInput = {
@@ -3316,6 +3400,7 @@ export type OrgUncheckedUpdateWithoutPayment_requestsInput = {
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutReopen_requestsInput = {
@@ -3349,6 +3434,7 @@ export type OrgCreateWithoutReopen_requestsInput = {
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutReopen_requestsInput = {
@@ -3382,6 +3468,7 @@ export type OrgUncheckedCreateWithoutReopen_requestsInput = {
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutReopen_requestsInput = {
@@ -3431,6 +3518,7 @@ export type OrgUpdateWithoutReopen_requestsInput = {
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutReopen_requestsInput = {
@@ -3464,6 +3552,7 @@ export type OrgUncheckedUpdateWithoutReopen_requestsInput = {
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutCrm_connectionsInput = {
@@ -3497,6 +3586,7 @@ export type OrgCreateWithoutCrm_connectionsInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutCrm_connectionsInput = {
@@ -3530,6 +3620,7 @@ export type OrgUncheckedCreateWithoutCrm_connectionsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutCrm_connectionsInput = {
@@ -3579,6 +3670,7 @@ export type OrgUpdateWithoutCrm_connectionsInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutCrm_connectionsInput = {
@@ -3612,6 +3704,7 @@ export type OrgUncheckedUpdateWithoutCrm_connectionsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutFeed_writer_slotsInput = {
@@ -3645,6 +3738,7 @@ export type OrgCreateWithoutFeed_writer_slotsInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutFeed_writer_slotsInput = {
@@ -3678,6 +3772,7 @@ export type OrgUncheckedCreateWithoutFeed_writer_slotsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutFeed_writer_slotsInput = {
@@ -3727,6 +3822,7 @@ export type OrgUpdateWithoutFeed_writer_slotsInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutFeed_writer_slotsInput = {
@@ -3760,6 +3856,159 @@ export type OrgUncheckedUpdateWithoutFeed_writer_slotsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgCreateWithoutScenariosInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  created_at?: Date | string
+  users?: Prisma.UserCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+}
+
+export type OrgUncheckedCreateWithoutScenariosInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  created_at?: Date | string
+  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+}
+
+export type OrgCreateOrConnectWithoutScenariosInput = {
+  where: Prisma.OrgWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrgCreateWithoutScenariosInput, Prisma.OrgUncheckedCreateWithoutScenariosInput>
+}
+
+export type OrgUpsertWithoutScenariosInput = {
+  update: Prisma.XOR<Prisma.OrgUpdateWithoutScenariosInput, Prisma.OrgUncheckedUpdateWithoutScenariosInput>
+  create: Prisma.XOR<Prisma.OrgCreateWithoutScenariosInput, Prisma.OrgUncheckedCreateWithoutScenariosInput>
+  where?: Prisma.OrgWhereInput
+}
+
+export type OrgUpdateToOneWithWhereWithoutScenariosInput = {
+  where?: Prisma.OrgWhereInput
+  data: Prisma.XOR<Prisma.OrgUpdateWithoutScenariosInput, Prisma.OrgUncheckedUpdateWithoutScenariosInput>
+}
+
+export type OrgUpdateWithoutScenariosInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgUncheckedUpdateWithoutScenariosInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 
@@ -3787,6 +4036,7 @@ export type OrgCountOutputType = {
   statement_reminders: number
   payment_requests: number
   reopen_requests: number
+  scenarios: number
 }
 
 export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -3809,6 +4059,7 @@ export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.In
   statement_reminders?: boolean | OrgCountOutputTypeCountStatement_remindersArgs
   payment_requests?: boolean | OrgCountOutputTypeCountPayment_requestsArgs
   reopen_requests?: boolean | OrgCountOutputTypeCountReopen_requestsArgs
+  scenarios?: boolean | OrgCountOutputTypeCountScenariosArgs
 }
 
 /**
@@ -3954,6 +4205,13 @@ export type OrgCountOutputTypeCountReopen_requestsArgs<ExtArgs extends runtime.T
   where?: Prisma.PeriodReopenRequestWhereInput
 }
 
+/**
+ * OrgCountOutputType without action
+ */
+export type OrgCountOutputTypeCountScenariosArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.ScenarioWhereInput
+}
+
 
 export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -3987,6 +4245,7 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   statement_reminders?: boolean | Prisma.Org$statement_remindersArgs<ExtArgs>
   payment_requests?: boolean | Prisma.Org$payment_requestsArgs<ExtArgs>
   reopen_requests?: boolean | Prisma.Org$reopen_requestsArgs<ExtArgs>
+  scenarios?: boolean | Prisma.Org$scenariosArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["org"]>
 
@@ -4056,6 +4315,7 @@ export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   statement_reminders?: boolean | Prisma.Org$statement_remindersArgs<ExtArgs>
   payment_requests?: boolean | Prisma.Org$payment_requestsArgs<ExtArgs>
   reopen_requests?: boolean | Prisma.Org$reopen_requestsArgs<ExtArgs>
+  scenarios?: boolean | Prisma.Org$scenariosArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type OrgIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -4083,6 +4343,7 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     statement_reminders: Prisma.$StatementReminderPayload<ExtArgs>[]
     payment_requests: Prisma.$PaymentRequestPayload<ExtArgs>[]
     reopen_requests: Prisma.$PeriodReopenRequestPayload<ExtArgs>[]
+    scenarios: Prisma.$ScenarioPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -4510,6 +4771,7 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   statement_reminders<T extends Prisma.Org$statement_remindersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$statement_remindersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$StatementReminderPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   payment_requests<T extends Prisma.Org$payment_requestsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$payment_requestsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PaymentRequestPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   reopen_requests<T extends Prisma.Org$reopen_requestsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$reopen_requestsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PeriodReopenRequestPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  scenarios<T extends Prisma.Org$scenariosArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$scenariosArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ScenarioPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -5397,6 +5659,30 @@ export type Org$reopen_requestsArgs<ExtArgs extends runtime.Types.Extensions.Int
   take?: number
   skip?: number
   distinct?: Prisma.PeriodReopenRequestScalarFieldEnum | Prisma.PeriodReopenRequestScalarFieldEnum[]
+}
+
+/**
+ * Org.scenarios
+ */
+export type Org$scenariosArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Scenario
+   */
+  select?: Prisma.ScenarioSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Scenario
+   */
+  omit?: Prisma.ScenarioOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ScenarioInclude<ExtArgs> | null
+  where?: Prisma.ScenarioWhereInput
+  orderBy?: Prisma.ScenarioOrderByWithRelationInput | Prisma.ScenarioOrderByWithRelationInput[]
+  cursor?: Prisma.ScenarioWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.ScenarioScalarFieldEnum | Prisma.ScenarioScalarFieldEnum[]
 }
 
 /**

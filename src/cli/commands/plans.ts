@@ -9,6 +9,7 @@ import { toWirePlanSummary } from '../../wire/plans.ts';
 import { withAdminServices } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
 import { describeRecompute } from './recompute.ts';
+import { addSimulateCommand } from './simulate.ts';
 
 export function plansCommand(): Command {
   const plans = new Command('plans').description(
@@ -131,6 +132,7 @@ export function plansCommand(): Command {
         }
       },
     );
+  addSimulateCommand(plans);
   return plans;
 }
 

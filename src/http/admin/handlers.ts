@@ -16,6 +16,7 @@ import { planHandlers } from './routes/plans.ts';
 import { portalAccessHandlers } from './routes/portalAccess.ts';
 import { quotaHandlers } from './routes/quotas.ts';
 import { repHandlers } from './routes/reps.ts';
+import { scenarioHandlers } from './routes/scenarios.ts';
 import { sessionHandlers } from './routes/session.ts';
 import { webhookHandlers } from './routes/webhooks.ts';
 
@@ -53,5 +54,6 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     ...importHandlers(services.dealImport),
     ...inquiryHandlers(services),
     ...planAcceptanceHandlers(services),
+    ...scenarioHandlers(services),
   };
 }
