@@ -118,7 +118,7 @@ describe('the document of a plan version', () => {
     assert.deepEqual(
       document.chips.map((chip) => [chip.name, chip.pays, chip.applies_when]),
       [
-        ['Base commission', '10.00% of the deal amount.', 'custom.region is one of EMEA, NA'],
+        ['Base commission', '10.00% of the deal amount.', "the deal's region is one of EMEA, NA"],
         ['Accelerator over quota', 'A rate by band of your running total of won deals in the period.', null],
         [
           'Quota bonus',
@@ -456,5 +456,57 @@ describe('the HTML page', () => {
     assert.doesNotMatch(html, /<b>/);
     assert.match(html, /<h1>&lt;script&gt;alert\(1\)&lt;\/script&gt; &amp; &quot;plan&quot;<\/h1>/);
     assert.match(html, /<h3>&lt;b&gt;Accelerator over quota&lt;\/b&gt;<\/h3>/);
+  });
+});
+
+describe('a document a rep can read', () => {
+  test('names deal fields in words and ends every explanation sentence, so the PDF does not run them together', () => {
+    const document = planDocument(input(plan(CORE)));
+    const sentences = document.examples.flatMap((example) => example.lines.flatMap((line) => line.explanation));
+    assert.ok(sentences.length > 0);
+    for (const sentence of sentences) {
+      assert.match(sentence, /^[A-Z0-9].*[.!?:]$/);
+      assert.doesNotMatch(sentence, /custom\.|amount_cents/);
+    }
+    const details = document.examples.flatMap((example) => example.deals.map((deal) => deal.details));
+    assert.ok(details.some((detail) => detail.includes('region: EMEA')));
+  });
+
+  test('a document for no rep says the quota is the same for every rep only when it is', () => {
+    const definition = { ...plan(CORE), ramp: [25, 50, 75, 100] };
+    const ramped = planDocument(input(definition));
+    assert.doesNotMatch(ramped.quota.source, /same for every rep/);
+    assert.equal(
+      ramped.quota.ramp,
+      "Ramp from each rep's start date: month 1 25%, month 2 50%, month 3 75%, month 4 100% of full quota; a rep without a start date is not ramped.",
+    );
+    const own = planDocument(input(plan(CORE), { reps_with_own_quota: 2 }));
+    assert.match(own.quota.source, /2 reps have a quota of their own under this plan/);
+    assert.doesNotMatch(own.quota.source, /same for every rep/);
+  });
+
+  test("the rep's display name heads the document, and the org's terms are its last section", () => {
+    const document = planDocument(
+      input(plan(CORE), {
+        rep_external_id: 'rep-017',
+        rep_display_name: 'Dana Reyes',
+        terms: {
+          clawback: 'Paid commission on a deal refunded within 90 days is taken back.',
+          leaver: '',
+          governing: 'A.\n\nB.',
+        },
+      }),
+    );
+    assert.match(document.subtitle, /for Dana Reyes$/);
+    assert.deepEqual(document.terms, [
+      {
+        key: 'clawback',
+        title: 'Clawback',
+        paragraphs: ['Paid commission on a deal refunded within 90 days is taken back.'],
+      },
+      { key: 'governing', title: 'Governing terms', paragraphs: ['A.', 'B.'] },
+    ]);
+    assert.match(planDocumentHtml(document), /<h3>Clawback<\/h3>/);
+    assert.equal(planDocument(input(plan(CORE))).terms, undefined);
   });
 });

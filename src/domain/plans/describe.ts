@@ -36,18 +36,21 @@ function scalar(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-export function describeCondition(condition: Condition): string {
-  if ('all' in condition) return condition.all.map(describeNested).join(' and ');
-  if ('any' in condition) return condition.any.map(describeNested).join(' or ');
-  if ('not' in condition) return `not (${describeCondition(condition.not)})`;
+/** A condition in words; `name` words each field (the console shows paths, a plan document "the deal's region"). */
+export function describeCondition(condition: Condition, name: (field: string) => string = (field) => field): string {
+  if ('all' in condition) return condition.all.map((part) => describeNested(part, name)).join(' and ');
+  if ('any' in condition) return condition.any.map((part) => describeNested(part, name)).join(' or ');
+  if ('not' in condition) return `not (${describeCondition(condition.not, name)})`;
   const operator = OPERATORS[condition.op] ?? condition.op;
   return condition.op === 'exists'
-    ? `${condition.field} ${operator}`
-    : `${condition.field} ${operator} ${scalar(condition.value)}`;
+    ? `${name(condition.field)} ${operator}`
+    : `${name(condition.field)} ${operator} ${scalar(condition.value)}`;
 }
 
-function describeNested(condition: Condition): string {
-  return 'all' in condition || 'any' in condition ? `(${describeCondition(condition)})` : describeCondition(condition);
+function describeNested(condition: Condition, name: (field: string) => string): string {
+  return 'all' in condition || 'any' in condition
+    ? `(${describeCondition(condition, name)})`
+    : describeCondition(condition, name);
 }
 
 function describeTier(tier: Tier, index: number, tiers: readonly Tier[], currency: string): string {

@@ -137,6 +137,17 @@ export function planDocumentHtml(document: PlanDocument): string {
     '<h2>Worked examples</h2>',
     paragraph('Every figure below was computed by the compensation engine for the sample deals shown.'),
     ...document.examples.map(exampleHtml),
+    ...((document.terms ?? []).length > 0
+      ? [
+          "<h2>Your company's terms</h2>",
+          ...(document.terms ?? []).flatMap((section) => [
+            `<section class="terms" id="terms-${escapeHtml(section.key)}">`,
+            `<h3>${escapeHtml(section.title)}</h3>`,
+            ...section.paragraphs.map(paragraph),
+            '</section>',
+          ]),
+        ]
+      : []),
     '</main>',
     '</body>',
     '</html>',

@@ -4,6 +4,7 @@ import { type PeriodId, periodIdOf } from '../../periods.ts';
 import { describeCondition, percentOfBps, tierPays } from '../describe.ts';
 import type { CashRelease, ChipDefinition, PlanDefinition, Tier } from '../types.ts';
 import { withPrecedenceSentences } from './precedenceSentences.ts';
+import { customFieldWords, fieldWords, readableSentence, valueWords } from './readable.ts';
 import { SAMPLE_REP, type WorkedExample, workedExamples } from './workedExamples.ts';
 
 // A plan document (docs/plan-documents.md): what a plan version pays, in plain language, built from the normalised plan
@@ -40,6 +41,47 @@ export interface PlanDocumentInput {
   quota?: QuotaSource;
   /** The rep the document is for, when it is one rep's. */
   rep_external_id?: string;
+  /** That rep's display name, heading the document in place of the external id. */
+  rep_display_name?: string | null;
+  /**
+   * A document for no rep: how many reps have a quota of their own under the plan (a quota table), so that it does
+   * not call the plan's quota the same for every rep when it is not.
+   */
+  reps_with_own_quota?: number;
+  /** The org's own terms (clawback, leaver, governing), printed as the document's last section. */
+  terms?: PlanDocumentTerms;
+}
+
+/** The org's terms of its plan documents (docs/plan-documents.md, "Your company's terms"); empty text: none. */
+export interface PlanDocumentTerms {
+  clawback: string;
+  leaver: string;
+  governing: string;
+}
+
+export const PLAN_DOCUMENT_TERM_TITLES: Record<keyof PlanDocumentTerms, string> = {
+  clawback: 'Clawback',
+  leaver: 'If you leave',
+  governing: 'Governing terms',
+};
+
+export interface TermsSection {
+  key: keyof PlanDocumentTerms;
+  title: string;
+  /** The org's text, paragraphs split at blank lines. */
+  paragraphs: string[];
+}
+
+/** The terms of a document, in order, those with text only. */
+export function termsSections(terms: PlanDocumentTerms | undefined): TermsSection[] {
+  if (terms === undefined) return [];
+  return (Object.keys(PLAN_DOCUMENT_TERM_TITLES) as Array<keyof PlanDocumentTerms>).flatMap((key) => {
+    const paragraphs = terms[key]
+      .split(/\n\s*\n/)
+      .map((paragraph) => paragraph.replace(/\s+/g, ' ').trim())
+      .filter((paragraph) => paragraph !== '');
+    return paragraphs.length === 0 ? [] : [{ key, title: PLAN_DOCUMENT_TERM_TITLES[key], paragraphs }];
+  });
 }
 
 export interface TierRow {
@@ -122,6 +164,11 @@ export interface PlanDocument {
   overrides: string | null;
   /** Worked examples: sample deals and what the engine pays on them. */
   examples: ExampleSection[];
+  /**
+   * The org's terms (clawback, leaver, governing) as they stood when the document was made; part of what a rep
+   * accepts. Absent from documents kept before the org could set terms.
+   */
+  terms?: TermsSection[];
 }
 
 function moneyIn(currency: string): (cents: number) => string {
@@ -161,7 +208,7 @@ function dealCountRows(tiers: readonly Tier[], money: (cents: number) => string)
 }
 
 function baseName(base: string): string {
-  return base === 'amount_cents' ? 'the deal amount' : `the deal's custom field ${base.slice('custom.'.length)}`;
+  return fieldWords(base);
 }
 
 /** Pay on cash in plain words (docs/plan-features.md, "Pay on cash"). */
@@ -206,7 +253,7 @@ function chipSection(chip: ChipDefinition, quota: number | null, money: (cents: 
     key: chip.key,
     name: chip.name,
     kind: chip.kind,
-    applies_when: chip.when === null ? null : describeCondition(chip.when),
+    applies_when: chip.when === null ? null : describeCondition(chip.when, fieldWords),
     tiers: null,
     tier_mode: null,
     limits,
@@ -290,13 +337,19 @@ function summaryOf(plan: PlanDefinition, period: string, money: (cents: number) 
 export function planDocument(input: PlanDocumentInput): PlanDocument {
   const { plan } = input;
   const money = moneyIn(input.currency);
-  const quota: QuotaSource = input.quota ?? {
-    quota_cents: plan.quota_cents,
-    source:
-      plan.quota_cents === null
-        ? 'The plan has no quota.'
-        : `The plan's quota, ${money(plan.quota_cents)} per ${plan.period === 'monthly' ? 'month' : 'quarter'}, the same for every rep.`,
-  };
+  const quota: QuotaSource = input.quota ?? planQuotaSource(plan, input.reps_with_own_quota ?? 0, money);
+  const rampSentence =
+    quota.ramp_pct !== undefined
+      ? `Ramp from your start date${quota.start_date ? ` (${quota.start_date})` : ''}: ${rampSteps(quota.ramp_pct)} of full quota.`
+      : input.quota === undefined && (plan.ramp?.length ?? 0) > 0
+        ? `Ramp from each rep's start date: ${rampSteps(plan.ramp ?? [])} of full quota; a rep without a start date is not ramped.`
+        : null;
+  const repName =
+    input.rep_external_id === undefined
+      ? undefined
+      : input.rep_display_name?.trim()
+        ? input.rep_display_name.trim()
+        : input.rep_external_id;
   const periodWord = plan.period === 'monthly' ? 'Monthly' : 'Quarterly';
   const appliedOn = input.applied_at.toISOString().slice(0, 10);
   const examples = workedExamples(plan, {
@@ -333,7 +386,7 @@ export function planDocument(input: PlanDocumentInput): PlanDocument {
           .join(', ');
   return {
     title: plan.name,
-    subtitle: `Plan ${plan.key}, version ${input.version_number}, applied ${appliedOn}${input.rep_external_id === undefined ? '' : ` · for ${input.rep_external_id}`}`,
+    subtitle: `Plan ${plan.key}, version ${input.version_number}, applied ${appliedOn}${repName === undefined ? '' : ` · for ${repName}`}`,
     plan: {
       id: input.plan_id,
       key: plan.key,
@@ -347,17 +400,23 @@ export function planDocument(input: PlanDocumentInput): PlanDocument {
     facts: [
       { label: 'Period', value: periodWord },
       { label: 'Currency', value: input.currency },
-      { label: 'Quota', value: quota.quota_cents === null ? 'None' : money(quota.quota_cents) },
+      ...(repName === undefined ? [] : [{ label: 'For', value: repName }]),
+      {
+        label: 'Quota',
+        value:
+          quota.quota_cents === null
+            ? 'None'
+            : input.quota === undefined && (rampSentence !== null || (input.reps_with_own_quota ?? 0) > 0)
+              ? `${money(quota.quota_cents)} (the plan's; see below)`
+              : money(quota.quota_cents),
+      },
       { label: 'Applies to', value: assignees },
       { label: 'Version', value: `${input.version_number} (${input.version_id})` },
     ],
     quota: {
       amount: quota.quota_cents === null ? null : money(quota.quota_cents),
       source: quota.source,
-      ramp:
-        quota.ramp_pct === undefined
-          ? null
-          : `Ramp from your start date${quota.start_date ? ` (${quota.start_date})` : ''}: ${quota.ramp_pct.map((pct, index) => `month ${index + 1} ${pct}%`).join(', ')} of full quota.`,
+      ramp: rampSentence,
       start_date: quota.start_date ?? null,
       periods: (quota.periods ?? []).map((period) => ({
         period_id: period.period_id,
@@ -377,6 +436,41 @@ export function planDocument(input: PlanDocumentInput): PlanDocument {
       ? 'Override chips pay managers on the deals of the people who report to them, on each deal only once, whatever the number of levels.'
       : null,
     examples: examples.map((example) => exampleSection(example, money)),
+    ...(termsSections(input.terms).length > 0 ? { terms: termsSections(input.terms) } : {}),
+  };
+}
+
+function rampSteps(ramp: readonly number[]): string {
+  return ramp.map((pct, index) => `month ${index + 1} ${pct}%`).join(', ');
+}
+
+/**
+ * The quota of a document for no rep: the plan's, said to be the same for every rep only when no rep has one of their
+ * own and the plan does not ramp.
+ */
+function planQuotaSource(
+  plan: PlanDefinition,
+  repsWithOwnQuota: number,
+  money: (cents: number) => string,
+): QuotaSource {
+  const per = plan.period === 'monthly' ? 'month' : 'quarter';
+  const ramps = (plan.ramp?.length ?? 0) > 0;
+  const own =
+    repsWithOwnQuota === 0
+      ? ''
+      : ` ${repsWithOwnQuota === 1 ? 'One rep has' : `${repsWithOwnQuota} reps have`} a quota of their own under this plan, which replaces the plan's; each rep's own document shows their quota period by period.`;
+  if (plan.quota_cents === null) {
+    return { quota_cents: null, source: `The plan has no quota.${own}` };
+  }
+  if (own === '' && !ramps) {
+    return {
+      quota_cents: plan.quota_cents,
+      source: `The plan's quota, ${money(plan.quota_cents)} per ${per}, the same for every rep.`,
+    };
+  }
+  return {
+    quota_cents: plan.quota_cents,
+    source: `The plan's quota is ${money(plan.quota_cents)} per ${per}.${own}${ramps ? " A new rep's quota ramps up from their start date, as below; each rep's own document shows their figures." : ''}`,
   };
 }
 
@@ -389,9 +483,7 @@ function exampleSection(example: WorkedExample, money: (cents: number) => string
     deals: example.deals.map((deal) => {
       const details = [
         ...(deal.owner_external_id === SAMPLE_REP ? [] : [`won by ${deal.owner_external_id}`]),
-        ...Object.entries(deal.custom).map(
-          ([name, value]) => `${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
-        ),
+        ...Object.entries(deal.custom).map(([name, value]) => `${customFieldWords(name)}: ${valueWords(value)}`),
         ...(deal.splits === null
           ? []
           : [
@@ -416,7 +508,7 @@ function exampleSection(example: WorkedExample, money: (cents: number) => string
       chip: line.chip_name,
       amount_cents: line.amount_cents,
       amount: money(line.amount_cents),
-      explanation: line.explanation,
+      explanation: line.explanation.map(readableSentence),
     })),
     silent_chips: example.silent_chips,
     total_cents: example.total_cents,

@@ -114,6 +114,16 @@ export function planDocumentPdf(document: PlanDocument, generatedAt: Date): PdfD
       blocks.push({ kind: 'paragraph', text: `Pays nothing here: ${example.silent_chips.join(', ')}.` });
     }
   }
+  const terms = document.terms ?? [];
+  if (terms.length > 0) {
+    blocks.push({ kind: 'heading', text: "Your company's terms" });
+    for (const section of terms) {
+      blocks.push(
+        { kind: 'heading', level: 2, text: section.title },
+        ...section.paragraphs.map((text): PdfBlock => ({ kind: 'paragraph', text })),
+      );
+    }
+  }
   return {
     title: document.title,
     subtitle: document.subtitle,

@@ -1,6 +1,7 @@
 import { describeCondition } from '../describe.ts';
 import type { ChipDefinition, Condition } from '../types.ts';
 import type { ChipSection } from './model.ts';
+import { fieldWords } from './readable.ts';
 
 /** Rule precedence in words: a replacing chip says what it replaces, a replaced chip on which deals it gives way. */
 export function withPrecedenceSentences(chips: readonly ChipDefinition[], sections: ChipSection[]): ChipSection[] {
@@ -20,7 +21,7 @@ export function withPrecedenceSentences(chips: readonly ChipDefinition[], sectio
     }
     if (replacedBy.length > 0) {
       const except = replacedBy
-        .map((other) => `${other.name}'s deals (${describeCondition(other.when as Condition)})`)
+        .map((other) => `${other.name}'s deals (${describeCondition(other.when as Condition, fieldWords)})`)
         .join(' or ');
       next = {
         ...next,
