@@ -44,12 +44,14 @@ export async function insertPolicyVersion(
   orgId: string,
   version: { id: string; number: number; policy: AccountingPolicy; digest: string },
 ): Promise<StoredPolicyVersion> {
-  const rows = await tx.query<{ created_at: string }>({
+  // The times come back as timestamps and are written out here: Citus refuses a non-immutable function such as
+  // to_char() in the RETURNING clause of a write to a distributed table.
+  const rows = await tx.query<{ created_at: Date | string }>({
     text: `INSERT INTO accounting_policy_versions (id, org_id, number, definition, digest)
-           VALUES ($1, $2, $3, $4::jsonb, $5) RETURNING ${ISO('created_at')} AS created_at`,
+           VALUES ($1, $2, $3, $4::jsonb, $5) RETURNING created_at`,
     values: [version.id, orgId, version.number, JSON.stringify(version.policy), version.digest],
   });
-  return { ...version, created_at: rows[0]?.created_at ?? '' };
+  return { ...version, created_at: rows[0] ? new Date(rows[0].created_at).toISOString() : '' };
 }
 
 export async function closes(tx: Transaction, orgId: string): Promise<AccountingClose[]> {
@@ -63,13 +65,13 @@ export async function closes(tx: Transaction, orgId: string): Promise<Accounting
 
 /** Closes the months at the transaction's time; returns that time. */
 export async function insertCloses(tx: Transaction, orgId: string, months: readonly string[]): Promise<string> {
-  const rows = await tx.query<{ closed_at: string }>({
+  const rows = await tx.query<{ closed_at: Date | string }>({
     text: `INSERT INTO accounting_closes (org_id, month, closed_at)
            SELECT $1, month, now() FROM unnest($2::text[]) AS month
-           RETURNING ${ISO('closed_at')} AS closed_at`,
+           RETURNING closed_at`,
     values: [orgId, months],
   });
-  return rows[0]?.closed_at ?? '';
+  return rows[0] ? new Date(rows[0].closed_at).toISOString() : '';
 }
 
 /** The conversions recorded when the months their rows were capitalised in closed. */

@@ -241,10 +241,11 @@ export async function recordSuccess(
                              ELSE status END,
                pending_ids = ARRAY(SELECT unnest(pending_ids) EXCEPT SELECT unnest($3::text[]) ORDER BY 1),
                last_change_at = GREATEST(last_change_at, $4),
-               last_sync_at = CASE WHEN $5 THEN now() ELSE last_sync_at END,
+               last_sync_at = CASE WHEN $5 THEN $6::timestamptz ELSE last_sync_at END,
                sync_from = CASE WHEN $5 THEN NULL ELSE sync_from END
            WHERE org_id = $1 AND id = $2`,
-    values: [orgId, id, input.appliedIds, input.lastChangeAt, input.synced],
+    // The clock as a parameter: Citus refuses a stable function such as now() in a CASE of an UPDATE.
+    values: [orgId, id, input.appliedIds, input.lastChangeAt, input.synced, new Date()],
   });
 }
 

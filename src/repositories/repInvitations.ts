@@ -4,8 +4,9 @@ import { sql, type Transaction } from './transaction.ts';
 /** Links the email to the rep; an email invited before moves to this rep. */
 export async function upsert(tx: Transaction, orgId: string, userId: string, email: string): Promise<void> {
   await tx.query(sql`
-    INSERT INTO rep_invitations (id, org_id, user_id, email) VALUES (${newId('rinv')}, ${orgId}, ${userId}, ${email})
-    ON CONFLICT (org_id, email) DO UPDATE SET user_id = EXCLUDED.user_id, created_at = now()`);
+    INSERT INTO rep_invitations (id, org_id, user_id, email, created_at)
+    VALUES (${newId('rinv')}, ${orgId}, ${userId}, ${email}, now())
+    ON CONFLICT (org_id, email) DO UPDATE SET user_id = EXCLUDED.user_id, created_at = EXCLUDED.created_at`);
 }
 
 /** The rep the email was invited as, or null. */

@@ -47,10 +47,10 @@ export async function setFrom(
   entry: { id: string; repUserId: string; managerUserId: string | null; from: string },
 ): Promise<void> {
   await tx.query(
-    sql`INSERT INTO rep_managers (id, org_id, rep_user_id, manager_user_id, effective_from)
-        VALUES (${entry.id}, ${orgId}, ${entry.repUserId}, ${entry.managerUserId}, ${entry.from}::date)
+    sql`INSERT INTO rep_managers (id, org_id, rep_user_id, manager_user_id, effective_from, updated_at)
+        VALUES (${entry.id}, ${orgId}, ${entry.repUserId}, ${entry.managerUserId}, ${entry.from}::date, now())
         ON CONFLICT (org_id, rep_user_id, effective_from)
-        DO UPDATE SET manager_user_id = EXCLUDED.manager_user_id, updated_at = now()`,
+        DO UPDATE SET manager_user_id = EXCLUDED.manager_user_id, updated_at = EXCLUDED.updated_at`,
   );
 }
 

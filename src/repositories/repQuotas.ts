@@ -132,10 +132,10 @@ export async function setFrom(
   entry: { userId: string; planId: string; from: string; quotaCents: number | null },
 ): Promise<void> {
   await tx.query(
-    sql`INSERT INTO rep_quotas (org_id, user_id, plan_id, effective_from, quota_cents)
-        VALUES (${orgId}, ${entry.userId}, ${entry.planId}, ${entry.from}::date, ${entry.quotaCents}::bigint)
+    sql`INSERT INTO rep_quotas (org_id, user_id, plan_id, effective_from, quota_cents, updated_at)
+        VALUES (${orgId}, ${entry.userId}, ${entry.planId}, ${entry.from}::date, ${entry.quotaCents}::bigint, now())
         ON CONFLICT (org_id, user_id, plan_id, effective_from)
-        DO UPDATE SET quota_cents = EXCLUDED.quota_cents, updated_at = now()`,
+        DO UPDATE SET quota_cents = EXCLUDED.quota_cents, updated_at = EXCLUDED.updated_at`,
   );
 }
 

@@ -197,6 +197,10 @@ export async function exists(tx: Transaction, orgId: string, id: string): Promis
   return rows.length > 0;
 }
 
+// The deals are locked in a subquery of `existing`, not by `existing` itself: Citus 13 runs this statement through
+// intermediate results (its INSERT … SELECT of the batch's rows is planned on the coordinator), and a CTE that locks
+// rows while it reads another CTE's result comes back unreadable ("missing data for column org_id", measured on a
+// Citus 13.2 cluster); PostgreSQL locks the same rows either way.
 const RECORD_AND_LOCK_DEALS = `
   WITH input AS (
     SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
@@ -207,10 +211,12 @@ const RECORD_AND_LOCK_DEALS = `
     ON CONFLICT (org_id, dedup_key) DO NOTHING
     RETURNING id, external_id
   ), existing AS (
-    SELECT ${DEAL_COLUMNS} FROM deals
-    WHERE org_id = $1 AND external_id IN (SELECT external_id FROM source)
-    ORDER BY external_id
-    FOR NO KEY UPDATE
+    SELECT * FROM (
+      SELECT ${DEAL_COLUMNS} FROM deals
+      WHERE org_id = $1 AND external_id IN (SELECT external_id FROM source)
+      ORDER BY external_id
+      FOR NO KEY UPDATE
+    ) locked
   )
   SELECT s.id IS NOT NULL AS recorded,
          o.won_stages, o.lost_stages, o.config_version, existing.*

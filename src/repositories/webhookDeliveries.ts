@@ -195,7 +195,8 @@ async function orgsWithDueDeliveries(tx: Transaction): Promise<string[]> {
  * taken again while the attempt runs. A delivery found with an expired lease was abandoned by a worker that
  * died mid-attempt: that attempt is recorded without a result. Deliveries whose endpoint was disabled or
  * removed meanwhile end here instead of being sent. Every table names the org as a parameter, and the lease ids
- * are made here (a volatile function in an UPDATE of a distributed table is refused by Citus).
+ * are made here (a volatile function in an UPDATE of a distributed table is refused by Citus). The lease's times are
+ * read in `numbered`, not in the UPDATE: Citus refuses a stable function such as now() in a CASE of an UPDATE.
  */
 async function claimDueOfOrg(
   tx: Transaction,
@@ -217,7 +218,10 @@ async function claimDueOfOrg(
       FOR UPDATE OF d SKIP LOCKED
     ),
     numbered AS (
-      SELECT due.*, (${leaseIds}::text[])[row_number() OVER (ORDER BY id)] AS new_lease FROM due
+      SELECT due.*, (${leaseIds}::text[])[row_number() OVER (ORDER BY id)] AS new_lease,
+             CASE WHEN due.live THEN now() END AS new_leased_at,
+             CASE WHEN due.live THEN now() + ${leaseMs} * interval '1 millisecond' END AS new_next_attempt_at
+      FROM due
     ),
     abandoned AS (
       INSERT INTO webhook_attempts (id, org_id, delivery_id, attempted_at, response_status, latency_ms, error, manual)
@@ -229,8 +233,8 @@ async function claimDueOfOrg(
     claimed AS (
       UPDATE webhook_deliveries d
       SET lease_id = CASE WHEN numbered.live THEN numbered.new_lease END,
-          leased_at = CASE WHEN numbered.live THEN now() END,
-          next_attempt_at = CASE WHEN numbered.live THEN now() + ${leaseMs} * interval '1 millisecond' END,
+          leased_at = numbered.new_leased_at,
+          next_attempt_at = numbered.new_next_attempt_at,
           attempt_count = d.attempt_count + CASE WHEN numbered.live THEN 1 ELSE 0 END,
           status = CASE WHEN numbered.live THEN 'pending' ELSE ${ENDED_STATUS_SQL} END,
           redelivery = numbered.live AND d.redelivery

@@ -146,6 +146,8 @@ export async function citusFindings(
       if (new RegExp(`\\b${escapeRegExp(name)}\\s*\\(`, 'i').test(sql)) findings.push(`volatile ${name}`);
     }
   }
+  if (writes(root)) findings.push(...mutableInWriteFindings(sql, await mutableFunctions(client)));
+  if (locksOverCoordinatorInsert(root)) findings.push('row lock over an insert select through the coordinator');
   if (unbound.length === 0) return [...new Set(findings)].sort();
   if (locks) findings.push('for update across orgs');
   for (const alias of credentialScans) {
@@ -167,6 +169,111 @@ export async function citusFindings(
     }
   }
   return [...new Set(findings)].sort();
+}
+
+/** Whether the plan writes a distributed table (an INSERT, UPDATE or DELETE, at its top or in a CTE). */
+function writes(node: PlanNode): boolean {
+  return node['Node Type'] === 'ModifyTable' || (node.Plans ?? []).some(writes);
+}
+
+/**
+ * Where a write to a distributed table holds a function that is not immutable and Citus refuses it (its router
+ * planner, multi_router_planner.c, measured on a Citus 13.2 cluster): in a CASE or COALESCE of an UPDATE ("non-IMMUTABLE
+ * functions are not allowed in CASE or COALESCE statements"), in an INSERT's DO UPDATE SET ("functions used in the DO
+ * UPDATE SET clause of INSERTs on distributed tables must be marked IMMUTABLE") and in a write's RETURNING
+ * ("non-IMMUTABLE functions are not allowed in the RETURNING clause"). Read from the statement's text, each clause up
+ * to the end of the statement or CTE it belongs to; by function name, so an operator that is stable (timestamptz +
+ * interval) is not seen.
+ */
+function mutableInWriteFindings(sql: string, mutable: readonly string[]): string[] {
+  const findings: string[] = [];
+  const named = (text: string) =>
+    mutable.filter((name) =>
+      new RegExp(VALUE_FUNCTIONS.includes(name) ? `\\b${name}\\b` : `\\b${escapeRegExp(name)}\\s*\\(`, 'i').test(text),
+    );
+  for (const update of clauses(sql, /\bUPDATE\s+(?!SET\b)[\w".]+(?:\s+(?:AS\s+)?\w+)?\s+SET\b/gi)) {
+    const body = update.replace(/\bRETURNING\b[\s\S]*$/i, '');
+    for (const branch of caseAndCoalesce(body)) {
+      for (const name of named(branch)) findings.push(`stable ${name} in case or coalesce of an update`);
+    }
+  }
+  for (const set of clauses(sql, /\bDO\s+UPDATE\s+SET\b/gi)) {
+    const body = set.replace(/\bRETURNING\b[\s\S]*$/i, '');
+    for (const name of named(body)) findings.push(`stable ${name} in do update set`);
+  }
+  for (const returning of clauses(sql, /\bRETURNING\b/gi)) {
+    for (const name of named(returning)) findings.push(`stable ${name} in returning`);
+  }
+  return findings;
+}
+
+/** Where the parenthesis level open at `from` closes in the text (its end when it does not). */
+function closing(text: string, from: number): number {
+  let depth = 0;
+  for (let i = from; i < text.length; i++) {
+    if (text[i] === '(') depth++;
+    if (text[i] === ')' && --depth < 0) return i;
+  }
+  return text.length;
+}
+
+/** Each match of `start` in the SQL, with the text after it up to where its parenthesis level closes or the end. */
+function clauses(sql: string, start: RegExp): string[] {
+  return [...sql.matchAll(start)].map((match) => {
+    const from = (match.index ?? 0) + match[0].length;
+    return sql.slice(from, closing(sql, from));
+  });
+}
+
+/** The CASE … END and COALESCE(…) expressions of a clause's text (a CASE nested in a CASE is in its outer one). */
+function caseAndCoalesce(text: string): string[] {
+  const found = clauses(text, /\bCOALESCE\s*\(/gi);
+  let depth = 0;
+  let from = 0;
+  for (const match of text.matchAll(/\b(CASE|END)\b/gi)) {
+    if ((match[1] ?? '').toUpperCase() === 'CASE') {
+      if (depth++ === 0) from = match.index ?? 0;
+    } else if (depth > 0 && --depth === 0) {
+      found.push(text.slice(from, (match.index ?? 0) + 3));
+    }
+  }
+  return found;
+}
+
+/**
+ * A CTE whose rows are row-locked (FOR UPDATE/NO KEY UPDATE at its top) while it reads another CTE, in a statement
+ * that inserts rows selected from a function (unnest, jsonb_to_recordset) in a CTE of its own: Citus plans such an
+ * INSERT … SELECT on the coordinator, runs each CTE apart through intermediate results, and the locking CTE's result
+ * comes back unreadable ("missing data for column org_id", measured on a Citus 13.2 cluster). Locking in a subquery
+ * of the CTE instead (SELECT * FROM (SELECT … FOR UPDATE) l) works, and locks the same rows.
+ */
+function locksOverCoordinatorInsert(root: PlanNode): boolean {
+  const ctes = new Map<string, PlanNode>();
+  const collect = (node: PlanNode) => {
+    const name = /^CTE (.+)$/.exec(String(node['Subplan Name'] ?? ''))?.[1];
+    if (name !== undefined) ctes.set(name, node);
+    for (const child of node.Plans ?? []) collect(child);
+  };
+  collect(root);
+  const reads = (node: PlanNode, type: string, seen = new Set<string>()): boolean => {
+    if (node['Node Type'] === type) return true;
+    if (node['Node Type'] === 'CTE Scan') {
+      const name = String(node['CTE Name']);
+      const cte = ctes.get(name);
+      if (cte && !seen.has(name) && reads(cte, type, seen.add(name))) return true;
+    }
+    return (node.Plans ?? []).some((child) => reads(child, type, seen));
+  };
+  const insertsFromFunction = [...ctes.values()].some(
+    (cte) =>
+      cte['Node Type'] === 'ModifyTable' &&
+      cte.Operation === 'Insert' &&
+      (cte.Plans ?? []).some((child) => reads(child, 'Function Scan')),
+  );
+  const locksOverCte = [...ctes.values()].some(
+    (cte) => cte['Node Type'] === 'LockRows' && (cte.Plans ?? []).some((child) => reads(child, 'CTE Scan')),
+  );
+  return insertsFromFunction && locksOverCte;
 }
 
 /** An INSERT … SELECT from a distributed table (its row source reads one, or a CTE): Citus tries to push it down. */
@@ -259,6 +366,26 @@ function attributeNumbers(client: pg.ClientBase): Promise<Map<string, number>> {
     .then((result) => new Map(result.rows.map((row) => [row.key, row.number])));
   return attributes;
 }
+
+let mutableNames: Promise<string[]> | undefined;
+
+/**
+ * The functions that are never immutable (every overload of the name stable or volatile: now(), statement_timestamp(),
+ * to_char(), …), by name, with the SQL value functions that are stable (CURRENT_TIMESTAMP, CURRENT_DATE, …).
+ */
+function mutableFunctions(client: pg.ClientBase): Promise<string[]> {
+  mutableNames ??= client
+    .query<{ name: string }>(
+      `SELECT p.proname AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+       WHERE p.prokind = 'f' AND n.nspname IN ('pg_catalog', 'public') AND p.prorettype <> 'trigger'::regtype
+       GROUP BY p.proname HAVING bool_and(p.provolatile <> 'i')`,
+    )
+    .then((result) => [...result.rows.map((row) => row.name), ...VALUE_FUNCTIONS]);
+  return mutableNames;
+}
+
+/** SQL's value functions that are stable, written without parentheses. */
+const VALUE_FUNCTIONS = ['current_timestamp', 'current_date', 'current_time', 'localtimestamp', 'localtime'];
 
 let volatileNames: Promise<string[]> | undefined;
 
