@@ -332,3 +332,32 @@ export async function paidRowsOfReps(
   }
   return byRep;
 }
+
+/**
+ * A recoverable draw's balance still to recover of each rep under a plan before the span: the sum of its standing
+ * draw and draw-recovery rows of the settled periods before it (0 for a rep with none), as a recompute reads it.
+ */
+export async function drawBalancesOfReps(
+  tx: Transaction,
+  orgId: string,
+  planId: string,
+  chipIds: { advance: string; recovery: string },
+  userIds: readonly string[],
+  settledBefore: readonly string[],
+): Promise<Map<string, number>> {
+  const balances = new Map<string, number>();
+  if (settledBefore.length === 0 || userIds.length === 0) return balances;
+  const rows = await tx.query<{ user_id: string; balance: string }>(
+    named('scenarios_draw_balances_of_reps', {
+      text: `SELECT user_id, COALESCE(sum(amount_cents), 0)::text AS balance FROM earnings
+             WHERE org_id = $1 AND plan_id = $2 AND user_id = ANY($3::text[])
+               AND status IN ('projected', 'pending', 'approved', 'paid')
+               AND trace -> 'period' ->> 'id' = ANY($4::text[])
+               AND rule_chip_id IN ($5, $6) AND trace -> 'chip' -> 'definition' ->> 'recoverable' = 'true'
+             GROUP BY user_id`,
+      values: [orgId, planId, userIds, settledBefore, chipIds.advance, chipIds.recovery],
+    }),
+  );
+  for (const row of rows) balances.set(row.user_id, Number(row.balance));
+  return balances;
+}

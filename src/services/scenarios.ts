@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AdminActor } from '../audit/adminEntries.ts';
 import { repsReadBy } from '../domain/earnings/changeScope.ts';
+import { DRAW_CHIP_KEY, DRAW_RECOVERY_CHIP_KEY, drawChipId, readPlanDraw } from '../domain/earnings/draws.ts';
 import {
   draftEnginePlan,
   periodsInSpan,
@@ -11,7 +12,7 @@ import {
   summariseScenario,
 } from '../domain/earnings/scenario.ts';
 import type { DealSnapshot, EnginePlanVersion, LineTarget, Rep } from '../domain/earnings/types.ts';
-import { isPeriodId, periodBounds } from '../domain/periods.ts';
+import { isPeriodId, periodBounds, periodKindOf } from '../domain/periods.ts';
 import { describeProblem, type PlanFileFormat, readPlanFile } from '../domain/plans/planFile.ts';
 import type { PlanDefinition } from '../domain/plans/types.ts';
 import { Refusal } from '../domain/refusal.ts';
@@ -19,6 +20,7 @@ import { newId } from '../lib/ids.ts';
 import * as adjustments from '../repositories/adjustments.ts';
 import * as dealSnapshots from '../repositories/dealSnapshots.ts';
 import * as orgs from '../repositories/orgs.ts';
+import * as periodRecords from '../repositories/periods.ts';
 import * as plans from '../repositories/plans.ts';
 import * as repQuotas from '../repositories/repQuotas.ts';
 import type { ScenarioRecord } from '../repositories/scenarios.ts';
@@ -72,6 +74,8 @@ interface DraftContext {
   org: OrgHierarchy;
   money: { default_currency: string; rates: Awaited<ReturnType<typeof orgs.loadConfig>>['rates'] };
   today: string;
+  /** The plan's settled periods before the span, when the draft has a recoverable draw and the plan exists. */
+  drawSettledBefore: string[];
 }
 
 export class PlanScenarios {
@@ -305,7 +309,21 @@ export class PlanScenarios {
         ? existing
         : await plans.findByKey(planReader, orgId, record.compare_plan_key);
     const config = await orgs.loadConfig(reader, orgId);
+    const recoverable = readPlanDraw(plan).draw?.recoverable === true;
+    const spanStarts = periodBounds(record.from_period).starts_on;
+    const drawSettledBefore =
+      recoverable && existing
+        ? [...(await periodRecords.periodStatuses(reader, orgId))]
+            .filter(
+              ([periodId, status]) =>
+                status !== 'open' &&
+                periodKindOf(periodId) === plan.period &&
+                periodBounds(periodId).starts_on < spanStarts,
+            )
+            .map(([periodId]) => periodId)
+        : [];
     return {
+      drawSettledBefore,
       plan,
       definition,
       comparePlanId: compared?.id ?? null,
@@ -325,12 +343,23 @@ export class PlanScenarios {
   ): Promise<Map<string, RepHistory>> {
     const userIds = reps.map((rep) => rep.user_id);
     const periods = periodsInSpan(context.span, context.plan.period);
-    const [books, credits, paid] = await Promise.all([
+    const [books, credits, paid, drawBalances] = await Promise.all([
       repQuotas.booksOfReps(tx, orgId, userIds),
       adjustments.attainmentCreditsOfReps(tx, orgId, userIds),
       context.comparePlanId === null
         ? Promise.resolve(new Map())
         : scenarios.paidRowsOfReps(tx, orgId, context.comparePlanId, userIds, periods),
+      scenarios.drawBalancesOfReps(
+        tx,
+        orgId,
+        context.plan.plan_id,
+        {
+          advance: drawChipId(context.plan.plan_id, DRAW_CHIP_KEY),
+          recovery: drawChipId(context.plan.plan_id, DRAW_RECOVERY_CHIP_KEY),
+        },
+        userIds,
+        context.drawSettledBefore,
+      ),
     ]);
     const history = new Map<string, RepHistory>();
     for (const rep of reps) {
@@ -350,6 +379,7 @@ export class PlanScenarios {
         quotas: repQuotas.quotasUnder(books.get(rep.user_id), context.plan.plan_id),
         credits: credits.get(rep.user_id) ?? [],
         actual: paid.get(rep.user_id) ?? [],
+        drawOpeningCents: drawBalances.get(rep.user_id) ?? 0,
       });
     }
     return history;

@@ -2,8 +2,10 @@ import { decimalsOf } from '../currencies.ts';
 import { type CalendarDate, comparePeriodIds, type PeriodId, periodBounds, periodIdOf } from '../periods.ts';
 import { chipDefinitionDigest } from '../plans/digests.ts';
 import type { PlanDefinition } from '../plans/types.ts';
+import { planDrawTargets } from './advanceDraws.ts';
 import type { AttainmentCredit } from './attainmentCredits.ts';
 import { dealPeriodId } from './dealPeriods.ts';
+import { DRAW_CHIP_KEY, DRAW_RECOVERY_CHIP_KEY, drawChipId, earnedByPeriod, readPlanDraw } from './draws.ts';
 import type { RepHierarchy } from './hierarchy.ts';
 import { creditedAmountOf, type OrgMoney, pricingOf } from './pricing.ts';
 import { quotaForPeriod, type RepQuotas } from './quotas.ts';
@@ -98,6 +100,11 @@ export interface ScenarioRepInput {
   credits?: readonly AttainmentCredit[];
   /** What was actually paid: the rep's standing rows of the compared plan(s) in the span. */
   actual: readonly ActualRow[];
+  /**
+   * A recoverable draw's balance still to recover before the span, as the ledger holds it for the plan (0 for a new
+   * plan or without a draw), in the plan's currency's minor units.
+   */
+  drawOpeningCents?: number;
 }
 
 export interface ScenarioPeriod {
@@ -157,11 +164,32 @@ export function scenarioTargets(input: Omit<ScenarioRepInput, 'actual'>): {
     ...(input.quotas ? { quotas: input.quotas } : {}),
     ...(input.credits ? { credits: input.credits } : {}),
   });
-  return {
-    targets: evaluation.targets.filter((target) => inSpan.has(target.period_id)),
-    problems: evaluation.problems,
-    periods,
-  };
+  const targets = evaluation.targets.filter((target) => inSpan.has(target.period_id));
+  // The draw is settled over every period of the span, as the lock of each would settle it: what the chips earned
+  // in the period against the draw, the balance carried from one period to the next.
+  const { draw } = readPlanDraw(input.plan);
+  if (draw !== null && periods.length > 0) {
+    const currency = input.plan.currency ?? input.money?.default_currency;
+    targets.push(
+      ...planDrawTargets(
+        input.plan,
+        input.rep,
+        draw,
+        earnedByPeriod(targets, periods),
+        BigInt(input.drawOpeningCents ?? 0),
+        currency,
+      ),
+    );
+  }
+  return { targets, problems: evaluation.problems, periods };
+}
+
+/** The chip keys of a plan's lines by chip id: its chips' and, with a draw, the draw's two. */
+function chipKeysOf(plan: EnginePlanVersion): Map<string, string> {
+  const keys = new Map(plan.chips.map((chip) => [chip.id, chip.key]));
+  keys.set(drawChipId(plan.plan_id, DRAW_CHIP_KEY), DRAW_CHIP_KEY);
+  keys.set(drawChipId(plan.plan_id, DRAW_RECOVERY_CHIP_KEY), DRAW_RECOVERY_CHIP_KEY);
+  return keys;
 }
 
 /** One rep's scenario beside what was actually paid, per period and per chip. */
@@ -169,7 +197,7 @@ export function scenarioOfRep(input: ScenarioRepInput): ScenarioRep {
   const { plan, rep, today } = input;
   const { targets, problems, periods } = scenarioTargets(input);
   const inSpan = new Set(periods);
-  const chipKey = new Map(plan.chips.map((chip) => [chip.id, chip.key]));
+  const chipKey = chipKeysOf(plan);
   const pricing = pricingOf(plan, input.money, today);
   const decimals = decimalsOf(pricing.plan_currency);
   const byPeriod = new Map<PeriodId, { actual: number; scenario: number; booked: number }>(
