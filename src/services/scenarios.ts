@@ -3,8 +3,10 @@ import type { AdminActor } from '../audit/adminEntries.ts';
 import { repsReadBy } from '../domain/earnings/changeScope.ts';
 import { DRAW_CHIP_KEY, DRAW_RECOVERY_CHIP_KEY, drawChipId, readPlanDraw } from '../domain/earnings/draws.ts';
 import {
+  compareScenarios,
   draftEnginePlan,
   periodsInSpan,
+  type ScenarioComparison,
   type ScenarioRep,
   type ScenarioSpan,
   scenarioOfRep,
@@ -214,6 +216,29 @@ export class PlanScenarios {
     await this.find(orgId, scenarioId);
     await scenarios.keep(this.#db.statements, orgId, scenarioId, name, kept);
     return this.find(orgId, scenarioId);
+  }
+
+  /** Two finished scenarios of the org side by side, per rep and period (B − A). */
+  async compare(
+    orgId: string,
+    aId: string,
+    bId: string,
+  ): Promise<ScenarioComparison & { a: ScenarioRecord; b: ScenarioRecord }> {
+    const a = await this.find(orgId, aId);
+    const b = await this.find(orgId, bId);
+    for (const scenario of [a, b]) {
+      if (scenario.status !== 'done') {
+        throw new Refusal(
+          'invalid_state',
+          `scenario ${scenario.id} is ${scenario.status}; only finished scenarios are compared`,
+        );
+      }
+    }
+    const [aReps, bReps] = await Promise.all([
+      scenarios.allResults(this.#db.statements, orgId, a.id),
+      scenarios.allResults(this.#db.statements, orgId, b.id),
+    ]);
+    return { a, b, ...compareScenarios(aReps, bReps) };
   }
 
   /** The trace of one of the scenario's lines, evaluated again for its rep exactly as the run evaluated it. */

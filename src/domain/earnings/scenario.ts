@@ -405,3 +405,90 @@ export function summariseScenario(reps: readonly ScenarioRep[]): ScenarioSummary
     },
   };
 }
+
+export interface ComparedPeriod {
+  period_id: PeriodId;
+  a_cents: number;
+  b_cents: number;
+  difference_cents: number;
+}
+
+export interface ScenarioComparison {
+  a_cents: number;
+  b_cents: number;
+  difference_cents: number;
+  periods: ComparedPeriod[];
+  reps: Array<{
+    user_external_id: string;
+    a_cents: number;
+    b_cents: number;
+    difference_cents: number;
+    periods: ComparedPeriod[];
+  }>;
+}
+
+/**
+ * Two scenarios side by side, per rep and period: what A pays beside what B pays (B − A). A rep or a period in one
+ * of them only counts 0 in the other.
+ */
+export function compareScenarios(
+  a: readonly Pick<ScenarioRep, 'user_external_id' | 'periods'>[],
+  b: readonly Pick<ScenarioRep, 'user_external_id' | 'periods'>[],
+): ScenarioComparison {
+  const byRep = new Map<string, Map<PeriodId, ComparedPeriod>>();
+  const add = (reps: typeof a, side: 'a_cents' | 'b_cents') => {
+    for (const rep of reps) {
+      const periods = byRep.get(rep.user_external_id) ?? new Map<PeriodId, ComparedPeriod>();
+      byRep.set(rep.user_external_id, periods);
+      for (const period of rep.periods) {
+        const row = periods.get(period.period_id) ?? {
+          period_id: period.period_id,
+          a_cents: 0,
+          b_cents: 0,
+          difference_cents: 0,
+        };
+        row[side] += period.scenario_cents;
+        row.difference_cents = row.b_cents - row.a_cents;
+        periods.set(period.period_id, row);
+      }
+    }
+  };
+  add(a, 'a_cents');
+  add(b, 'b_cents');
+  const totals = new Map<PeriodId, ComparedPeriod>();
+  const reps = [...byRep]
+    .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
+    .map(([external, periods]) => {
+      const rows = [...periods.values()].sort((x, y) => comparePeriodIds(x.period_id, y.period_id));
+      for (const row of rows) {
+        const total = totals.get(row.period_id) ?? {
+          period_id: row.period_id,
+          a_cents: 0,
+          b_cents: 0,
+          difference_cents: 0,
+        };
+        total.a_cents += row.a_cents;
+        total.b_cents += row.b_cents;
+        total.difference_cents = total.b_cents - total.a_cents;
+        totals.set(row.period_id, total);
+      }
+      const aCents = rows.reduce((sum, row) => sum + row.a_cents, 0);
+      const bCents = rows.reduce((sum, row) => sum + row.b_cents, 0);
+      return {
+        user_external_id: external,
+        a_cents: aCents,
+        b_cents: bCents,
+        difference_cents: bCents - aCents,
+        periods: rows,
+      };
+    });
+  const aTotal = reps.reduce((sum, rep) => sum + rep.a_cents, 0);
+  const bTotal = reps.reduce((sum, rep) => sum + rep.b_cents, 0);
+  return {
+    a_cents: aTotal,
+    b_cents: bTotal,
+    difference_cents: bTotal - aTotal,
+    periods: [...totals.values()].sort((x, y) => comparePeriodIds(x.period_id, y.period_id)),
+    reps,
+  };
+}
