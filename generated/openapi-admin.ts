@@ -422,6 +422,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/scenarios/{id}/compare/{other}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Two scenarios side by side
+         * @description Two finished scenarios compared, per rep and period: what scenario `id` (A) pays beside what scenario `other` (B)
+         *     pays, the difference B − A, and the totals by period. A rep in one scenario only counts 0 in the other. Both
+         *     must be `done` (`409 invalid_state` otherwise).
+         */
+        get: operations["compareScenarios"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/scenarios/{id}/lines/{line}": {
         parameters: {
             query?: never;
@@ -3850,6 +3872,40 @@ export interface components {
                 }[];
             }[];
         };
+        /** @description One of the two scenarios compared. */
+        ScenarioComparedSide: {
+            id: string;
+            name: string | null;
+            plan_key: string;
+            from: string;
+            to: string;
+        };
+        ScenarioComparedPeriod: {
+            period_id: string;
+            a_cents: number;
+            b_cents: number;
+            difference_cents: number;
+        };
+        /** @description Two finished scenarios side by side (A is the scenario of the path's `id`, B the `other`); B − A. */
+        ScenarioComparison: {
+            a: components["schemas"]["ScenarioComparedSide"];
+            b: components["schemas"]["ScenarioComparedSide"];
+            /** @description What A pays in all. */
+            a_cents: number;
+            b_cents: number;
+            /** @description b_cents − a_cents. */
+            difference_cents: number;
+            /** @description Totals by period, in order. */
+            periods: components["schemas"]["ScenarioComparedPeriod"][];
+            /** @description Every rep of either scenario, by external id. */
+            reps: {
+                user_external_id: string;
+                a_cents: number;
+                b_cents: number;
+                difference_cents: number;
+                periods: components["schemas"]["ScenarioComparedPeriod"][];
+            }[];
+        };
         /** @description One line of a scenario as the engine evaluated it, with its trace (the shape of an earning's trace). */
         ScenarioLine: {
             line_key: string;
@@ -4807,6 +4863,38 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    compareScenarios: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+                /** @description The id of the scenario compared with (B). */
+                other: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The comparison. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScenarioComparison"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -307,7 +307,11 @@ export function composeServices(input: CompositionInput): Services {
       webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
       audit: new AuditLogReader(db),
       demo: new Demo(db, { keys, plans, ingestion, periods, dealImport }),
-      scenarios: new PlanScenarios(db, pool, plans, now ? { today: () => now().toISOString().slice(0, 10) } : {}),
+      scenarios: new PlanScenarios(db, pool, plans, {
+        leaseMs: config.scenarios.leaseMs,
+        retentionMs: config.scenarios.retentionMs,
+        ...(now ? { today: () => now().toISOString().slice(0, 10), now } : {}),
+      }),
       dealImport,
       accounting: new AccountingBooks(db, input.now ? { now: input.now } : {}),
       portalAccess: new PortalAccessAdmin(db, { secrets, ...clock }),

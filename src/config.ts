@@ -34,6 +34,21 @@ export interface Config {
   /** QUOTIENT_SECRET_KEY: the key secrets Quotient must read back are sealed with (src/lib/secretBox.ts). */
   secretKey: Buffer | undefined;
   connectors: ConnectorSettings;
+  scenarios: ScenarioSettings;
+}
+
+/** Plan scenarios' background work (docs/scenarios.md). */
+export interface ScenarioSettings {
+  /**
+   * QUOTIENT_SCENARIO_LEASE_SECONDS: how long a run's heartbeat (renewed at every batch of reps) holds it (60 unless
+   * set): a queued or running scenario with an older one was interrupted, and the next serving process resumes it.
+   */
+  leaseMs: number;
+  /**
+   * QUOTIENT_SCENARIO_RETENTION_DAYS: an ended scenario that is not kept is deleted this long after it ended (30
+   * unless set).
+   */
+  retentionMs: number;
 }
 
 /** Where the CRMs are (docs/connectors.md): their public addresses unless a test points them at a simulator. */
@@ -138,6 +153,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { po
     },
     rateLimits: rateLimitSettings(env, databaseUrl === undefined),
     secretKey: secretKey(env.QUOTIENT_SECRET_KEY),
+    scenarios: {
+      leaseMs: integer('QUOTIENT_SCENARIO_LEASE_SECONDS', env.QUOTIENT_SCENARIO_LEASE_SECONDS, 60, 1, 3600) * 1000,
+      retentionMs:
+        integer('QUOTIENT_SCENARIO_RETENTION_DAYS', env.QUOTIENT_SCENARIO_RETENTION_DAYS, 30, 1, 3650) * 86_400_000,
+    },
     connectors: {
       hubspotApiUrl: nonEmpty(env.QUOTIENT_HUBSPOT_API_URL) ?? 'https://api.hubapi.com',
       hubspotAuthorizeUrl: nonEmpty(env.QUOTIENT_HUBSPOT_AUTHORIZE_URL) ?? 'https://app.hubspot.com/oauth/authorize',

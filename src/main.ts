@@ -104,6 +104,19 @@ export async function startServer(config: Config, logger: Logger, options: Serve
   });
 
   const retentionMs = counterRetentionMs(config.rateLimits.windowSeconds);
+  // Plan scenarios (docs/scenarios.md): runs a stopped or killed process left are resumed, and ended scenarios not
+  // kept are deleted after their retention; at the start and then with the sweeper.
+  const scenarioUpkeep = () => {
+    services.admin.scenarios
+      .resumeInterrupted()
+      .then((resumed) => {
+        if (resumed.length > 0) logger.info({ scenarios: resumed }, 'resumed interrupted plan scenarios');
+      })
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not resume interrupted plan scenarios'));
+    services.admin.scenarios
+      .sweep()
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not delete old plan scenarios'));
+  };
   const sweeper = setInterval(() => {
     rateLimitCounters
       .deleteCountersBefore(authentication, new Date(Date.now() - retentionMs))
@@ -119,6 +132,7 @@ export async function startServer(config: Config, logger: Logger, options: Serve
     services.portal.signIn.forgetExpired().catch((error: unknown) => {
       logger.warn({ err: error }, 'could not delete expired portal sign-ins');
     });
+    scenarioUpkeep();
   }, 60_000);
   sweeper.unref();
 
@@ -138,6 +152,7 @@ export async function startServer(config: Config, logger: Logger, options: Serve
   services.admin.connections.startSubscribers(logger).catch((error: unknown) => {
     logger.warn({ err: error }, 'could not start the Salesforce change subscribers');
   });
+  scenarioUpkeep();
   const { port } = server.address() as AddressInfo;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${shownHost}:${port}`;
@@ -150,6 +165,7 @@ export async function startServer(config: Config, logger: Logger, options: Serve
     services.api.earningsStream.endAll();
     await Promise.all([stopListening(server, config.shutdownGraceSeconds * 1000), webhookWorker?.stop()]);
     await services.admin.connections.close();
+    await services.admin.scenarios.close();
     await auditLog.close();
     await keyGate.close();
     await Promise.all([dealsPool.end(), countersPool.end()]);

@@ -41,12 +41,15 @@ export interface NewScenario {
   from: string;
   to: string;
   createdBy: string | null;
+  /** The lease of the process that will run it (heartbeat now). */
+  leaseId: string;
 }
 
 export async function create(tx: Transaction, scenario: NewScenario): Promise<ScenarioRecord> {
   const [row] = await tx.query<ScenarioRecord>({
-    text: `INSERT INTO scenarios (id, org_id, name, plan_file, plan_key, compare_plan_key, from_period, to_period, created_by)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
+    text: `INSERT INTO scenarios
+             (id, org_id, name, plan_file, plan_key, compare_plan_key, from_period, to_period, created_by, lease_id, heartbeat_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now()) RETURNING ${COLUMNS}`,
     values: [
       scenario.id,
       scenario.orgId,
@@ -57,6 +60,7 @@ export async function create(tx: Transaction, scenario: NewScenario): Promise<Sc
       scenario.from,
       scenario.to,
       scenario.createdBy,
+      scenario.leaseId,
     ],
   });
   return row as ScenarioRecord;
@@ -80,30 +84,121 @@ export async function listOfOrg(tx: Transaction, orgId: string, limit: number): 
   });
 }
 
-/** The queued scenario starts running over this many reps; false when it is no longer queued (cancelled). */
-export async function markRunning(tx: Transaction, orgId: string, id: string, repsTotal: number): Promise<boolean> {
+/**
+ * The scenario (queued, or running when resumed) runs over this many reps under the lease, the reps whose results
+ * are stored already counted done; false when it is no longer queued or running (cancelled) or the lease is lost.
+ */
+export async function markRunning(
+  tx: Transaction,
+  orgId: string,
+  id: string,
+  repsTotal: number,
+  leaseId: string,
+): Promise<boolean> {
   const rows = await tx.query<{ id: string }>({
-    text: `UPDATE scenarios SET status = 'running', reps_total = $3
-           WHERE org_id = $1 AND id = $2 AND status = 'queued' RETURNING id`,
-    values: [orgId, id, repsTotal],
+    text: `UPDATE scenarios SET status = 'running', reps_total = $3, heartbeat_at = now(),
+             reps_done = (SELECT count(*)::int FROM scenario_results r WHERE r.org_id = $1 AND r.scenario_id = $2)
+           WHERE org_id = $1 AND id = $2 AND status IN ('queued', 'running') AND lease_id = $4 RETURNING id`,
+    values: [orgId, id, repsTotal, leaseId],
   });
   return rows.length === 1;
 }
 
+/** The user ids whose results a scenario has stored already (a resumed run skips them). */
+export async function doneUserIds(tx: Transaction, orgId: string, id: string): Promise<Set<string>> {
+  const rows = await tx.query<{ user_id: string }>({
+    text: `SELECT user_id FROM scenario_results WHERE org_id = $1 AND scenario_id = $2`,
+    values: [orgId, id],
+  });
+  return new Set(rows.map((row) => row.user_id));
+}
+
 /**
- * Stores a batch of reps' results and counts them done, in one transaction the caller holds; false when the
- * scenario is no longer running (cancelled): the caller rolls back and stops.
+ * Queued or running scenarios of every org whose heartbeat is older than `leaseMs` (or that never had one): their
+ * process stopped (or was killed) during the run. At most `limit`, oldest first.
+ */
+export async function abandoned(
+  tx: Transaction,
+  leaseMs: number,
+  limit: number,
+): Promise<Array<{ org_id: string; id: string }>> {
+  return tx.query<{ org_id: string; id: string }>({
+    text: `SELECT org_id, id FROM scenarios
+           WHERE status IN ('queued', 'running')
+             AND (heartbeat_at IS NULL OR heartbeat_at < now() - $1 * interval '1 millisecond')
+           ORDER BY created_at LIMIT $2`,
+    values: [leaseMs, limit],
+  });
+}
+
+/**
+ * Takes an abandoned scenario over under a new lease (one statement: of two processes, one wins); null when it is
+ * held by a live process again, or has ended.
+ */
+export async function claim(
+  tx: Transaction,
+  orgId: string,
+  id: string,
+  leaseId: string,
+  leaseMs: number,
+): Promise<ScenarioRecord | null> {
+  const [row] = await tx.query<ScenarioRecord>({
+    text: `UPDATE scenarios SET lease_id = $3, heartbeat_at = now()
+           WHERE org_id = $1 AND id = $2 AND status IN ('queued', 'running')
+             AND (heartbeat_at IS NULL OR heartbeat_at < now() - $4 * interval '1 millisecond')
+           RETURNING ${COLUMNS}`,
+    values: [orgId, id, leaseId, leaseMs],
+  });
+  return row ?? null;
+}
+
+/** A process stopping gracefully lets its run go: the next process takes it over at once. */
+export async function release(tx: Transaction, orgId: string, id: string, leaseId: string): Promise<void> {
+  await tx.query({
+    text: `UPDATE scenarios SET heartbeat_at = NULL WHERE org_id = $1 AND id = $2 AND lease_id = $3`,
+    values: [orgId, id, leaseId],
+  });
+}
+
+/** Scenarios of every org that ended before `before` and are not kept: the sweep's, at most `limit`. */
+export async function unkeptEndedBefore(
+  tx: Transaction,
+  before: Date,
+  limit: number,
+): Promise<Array<{ org_id: string; id: string }>> {
+  return tx.query<{ org_id: string; id: string }>({
+    text: `SELECT org_id, id FROM scenarios
+           WHERE NOT kept AND status IN ('done', 'failed', 'cancelled') AND finished_at < $1
+           ORDER BY finished_at LIMIT $2`,
+    values: [before, limit],
+  });
+}
+
+/** Deletes scenarios of one org and their results, unless kept meanwhile; the number deleted. */
+export async function deleteUnkept(tx: Transaction, orgId: string, ids: readonly string[]): Promise<number> {
+  const gone = await tx.query<{ id: string }>({
+    text: `DELETE FROM scenarios WHERE org_id = $1 AND id = ANY($2::text[]) AND NOT kept RETURNING id`,
+    values: [orgId, ids],
+  });
+  return gone.length;
+}
+
+/**
+ * Stores a batch of reps' results, counts them done and renews the heartbeat, in one transaction the caller holds;
+ * false when the scenario is no longer running (cancelled) or another process took it over: the caller rolls back
+ * and stops.
  */
 export async function recordBatch(
   tx: Transaction,
   orgId: string,
   id: string,
   results: readonly ScenarioRep[],
+  leaseId: string,
 ): Promise<boolean> {
   const running = await tx.query<{ id: string }>({
-    text: `UPDATE scenarios SET reps_done = reps_done + $3
-           WHERE org_id = $1 AND id = $2 AND status = 'running' RETURNING id`,
-    values: [orgId, id, results.length],
+    text: `UPDATE scenarios SET reps_done = reps_done + $3, heartbeat_at = now()
+           WHERE org_id = $1 AND id = $2 AND status = 'running' AND lease_id = $4 RETURNING id`,
+    values: [orgId, id, results.length, leaseId],
   });
   if (running.length === 0) return false;
   if (results.length === 0) return true;
@@ -127,22 +222,27 @@ export async function recordBatch(
   return true;
 }
 
-/** The run ended: done with its summary, or failed with a message. Leaves a cancelled scenario cancelled. */
+/**
+ * The run under the lease ended: done with its summary, or failed with a message. Leaves a cancelled scenario
+ * cancelled, and one another process took over to it.
+ */
 export async function finish(
   tx: Transaction,
   orgId: string,
   id: string,
+  leaseId: string,
   outcome: { status: 'done'; summary: ScenarioSummary } | { status: 'failed'; failure: string },
 ): Promise<void> {
   await tx.query({
     text: `UPDATE scenarios SET status = $3, summary = $4, failure = $5, finished_at = now()
-           WHERE org_id = $1 AND id = $2 AND status IN ('queued', 'running')`,
+           WHERE org_id = $1 AND id = $2 AND status IN ('queued', 'running') AND lease_id = $6`,
     values: [
       orgId,
       id,
       outcome.status,
       outcome.status === 'done' ? JSON.stringify(outcome.summary) : null,
       outcome.status === 'failed' ? outcome.failure : null,
+      leaseId,
     ],
   });
 }
@@ -231,4 +331,33 @@ export async function paidRowsOfReps(
     byRep.set(row.user_id, list);
   }
   return byRep;
+}
+
+/**
+ * A recoverable draw's balance still to recover of each rep under a plan before the span: the sum of its standing
+ * draw and draw-recovery rows of the settled periods before it (0 for a rep with none), as a recompute reads it.
+ */
+export async function drawBalancesOfReps(
+  tx: Transaction,
+  orgId: string,
+  planId: string,
+  chipIds: { advance: string; recovery: string },
+  userIds: readonly string[],
+  settledBefore: readonly string[],
+): Promise<Map<string, number>> {
+  const balances = new Map<string, number>();
+  if (settledBefore.length === 0 || userIds.length === 0) return balances;
+  const rows = await tx.query<{ user_id: string; balance: string }>(
+    named('scenarios_draw_balances_of_reps', {
+      text: `SELECT user_id, COALESCE(sum(amount_cents), 0)::text AS balance FROM earnings
+             WHERE org_id = $1 AND plan_id = $2 AND user_id = ANY($3::text[])
+               AND status IN ('projected', 'pending', 'approved', 'paid')
+               AND trace -> 'period' ->> 'id' = ANY($4::text[])
+               AND rule_chip_id IN ($5, $6) AND trace -> 'chip' -> 'definition' ->> 'recoverable' = 'true'
+             GROUP BY user_id`,
+      values: [orgId, planId, userIds, settledBefore, chipIds.advance, chipIds.recovery],
+    }),
+  );
+  for (const row of rows) balances.set(row.user_id, Number(row.balance));
+  return balances;
 }

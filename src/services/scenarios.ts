@@ -1,8 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import type { AdminActor } from '../audit/adminEntries.ts';
 import { repsReadBy } from '../domain/earnings/changeScope.ts';
+import { DRAW_CHIP_KEY, DRAW_RECOVERY_CHIP_KEY, drawChipId, readPlanDraw } from '../domain/earnings/draws.ts';
 import {
+  compareScenarios,
   draftEnginePlan,
   periodsInSpan,
+  type ScenarioComparison,
   type ScenarioRep,
   type ScenarioSpan,
   scenarioOfRep,
@@ -10,7 +14,7 @@ import {
   summariseScenario,
 } from '../domain/earnings/scenario.ts';
 import type { DealSnapshot, EnginePlanVersion, LineTarget, Rep } from '../domain/earnings/types.ts';
-import { isPeriodId, periodBounds } from '../domain/periods.ts';
+import { isPeriodId, periodBounds, periodKindOf } from '../domain/periods.ts';
 import { describeProblem, type PlanFileFormat, readPlanFile } from '../domain/plans/planFile.ts';
 import type { PlanDefinition } from '../domain/plans/types.ts';
 import { Refusal } from '../domain/refusal.ts';
@@ -18,6 +22,7 @@ import { newId } from '../lib/ids.ts';
 import * as adjustments from '../repositories/adjustments.ts';
 import * as dealSnapshots from '../repositories/dealSnapshots.ts';
 import * as orgs from '../repositories/orgs.ts';
+import * as periodRecords from '../repositories/periods.ts';
 import * as plans from '../repositories/plans.ts';
 import * as repQuotas from '../repositories/repQuotas.ts';
 import type { ScenarioRecord } from '../repositories/scenarios.ts';
@@ -51,9 +56,16 @@ export interface ScenarioOptions {
   /** Reps read and evaluated per batch (per read transaction). */
   batchSize?: number;
   today?: () => string;
+  /** How long a run's heartbeat holds it: an older one was interrupted, and resumeInterrupted takes it over. */
+  leaseMs?: number;
+  /** How long an ended scenario that is not kept stays before sweep deletes it. */
+  retentionMs?: number;
+  now?: () => Date;
 }
 
 const DEFAULT_BATCH = 25;
+export const DEFAULT_SCENARIO_LEASE_MS = 60_000;
+export const DEFAULT_SCENARIO_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** Where a draft stands against the org's plans: the identity applying it would give, and the compared plan. */
 interface DraftContext {
@@ -64,6 +76,8 @@ interface DraftContext {
   org: OrgHierarchy;
   money: { default_currency: string; rates: Awaited<ReturnType<typeof orgs.loadConfig>>['rates'] };
   today: string;
+  /** The plan's settled periods before the span, when the draft has a recoverable draw and the plan exists. */
+  drawSettledBefore: string[];
 }
 
 export class PlanScenarios {
@@ -72,7 +86,11 @@ export class PlanScenarios {
   readonly #rollout: PlanRollout;
   readonly #batchSize: number;
   readonly #today: () => string;
+  readonly #leaseMs: number;
+  readonly #retentionMs: number;
+  readonly #now: () => Date;
   readonly #runs = new Map<string, Promise<void>>();
+  #closing = false;
 
   /** `db` writes the scenario's rows; `pool` reads the history (the deals pool, as recomputes do). */
   constructor(db: Transactor, pool: Transactor, rollout: PlanRollout, options: ScenarioOptions = {}) {
@@ -81,6 +99,9 @@ export class PlanScenarios {
     this.#rollout = rollout;
     this.#batchSize = Math.max(1, options.batchSize ?? DEFAULT_BATCH);
     this.#today = options.today ?? (() => new Date().toISOString().slice(0, 10));
+    this.#leaseMs = options.leaseMs ?? DEFAULT_SCENARIO_LEASE_MS;
+    this.#retentionMs = options.retentionMs ?? DEFAULT_SCENARIO_RETENTION_MS;
+    this.#now = options.now ?? (() => new Date());
   }
 
   /** Validates the draft and the span, stores the scenario queued and hands it to the worker. */
@@ -95,6 +116,7 @@ export class PlanScenarios {
       );
     }
     const comparePlanKey = input.comparePlanKey ?? definition.key;
+    const leaseId = randomUUID();
     if (
       input.comparePlanKey !== undefined &&
       !(await plans.findByKey(this.#db.statements, input.orgId, comparePlanKey))
@@ -111,12 +133,52 @@ export class PlanScenarios {
       from: input.from,
       to: input.to,
       createdBy: input.actor.kind === 'admin' ? input.actor.adminId : null,
+      leaseId,
     });
+    this.#launch(record, leaseId);
+    return record;
+  }
+
+  #launch(record: ScenarioRecord, leaseId: string): void {
     const run = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => this.#run(record))
+      .then(() => this.#run(record, leaseId))
       .finally(() => this.#runs.delete(record.id));
     this.#runs.set(record.id, run);
-    return record;
+  }
+
+  /**
+   * Takes over the scenarios (of every org) left queued or running by a process that stopped or was killed: those
+   * whose heartbeat is older than the lease. Each resumes where its last written batch ended. The ids taken over.
+   */
+  async resumeInterrupted(): Promise<string[]> {
+    if (this.#closing) return [];
+    const taken: string[] = [];
+    for (const found of await scenarios.abandoned(this.#db.statements, this.#leaseMs, 20)) {
+      if (this.#runs.has(found.id)) continue;
+      const leaseId = randomUUID();
+      const record = await scenarios.claim(this.#db.statements, found.org_id, found.id, leaseId, this.#leaseMs);
+      if (!record) continue;
+      this.#launch(record, leaseId);
+      taken.push(record.id);
+    }
+    return taken;
+  }
+
+  /** Deletes the scenarios (of every org) that ended longer ago than the retention and are not kept. */
+  async sweep(): Promise<number> {
+    const before = new Date(this.#now().getTime() - this.#retentionMs);
+    const found = await scenarios.unkeptEndedBefore(this.#db.statements, before, 500);
+    const byOrg = new Map<string, string[]>();
+    for (const { org_id, id } of found) byOrg.set(org_id, [...(byOrg.get(org_id) ?? []), id]);
+    let deleted = 0;
+    for (const [orgId, ids] of byOrg) deleted += await scenarios.deleteUnkept(this.#db.statements, orgId, ids);
+    return deleted;
+  }
+
+  /** Stops this process's runs after their current batch and lets them go, for the next process to resume. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    await Promise.all([...this.#runs.values()]);
   }
 
   /** Resolves when the scenario's run in this process has ended (at once when none is under way). */
@@ -156,6 +218,29 @@ export class PlanScenarios {
     return this.find(orgId, scenarioId);
   }
 
+  /** Two finished scenarios of the org side by side, per rep and period (B − A). */
+  async compare(
+    orgId: string,
+    aId: string,
+    bId: string,
+  ): Promise<ScenarioComparison & { a: ScenarioRecord; b: ScenarioRecord }> {
+    const a = await this.find(orgId, aId);
+    const b = await this.find(orgId, bId);
+    for (const scenario of [a, b]) {
+      if (scenario.status !== 'done') {
+        throw new Refusal(
+          'invalid_state',
+          `scenario ${scenario.id} is ${scenario.status}; only finished scenarios are compared`,
+        );
+      }
+    }
+    const [aReps, bReps] = await Promise.all([
+      scenarios.allResults(this.#db.statements, orgId, a.id),
+      scenarios.allResults(this.#db.statements, orgId, b.id),
+    ]);
+    return { a, b, ...compareScenarios(aReps, bReps) };
+  }
+
   /** The trace of one of the scenario's lines, evaluated again for its rep exactly as the run evaluated it. */
   async lineTrace(orgId: string, scenarioId: string, lineKey: string): Promise<LineTarget> {
     const scenario = await this.find(orgId, scenarioId);
@@ -190,13 +275,20 @@ export class PlanScenarios {
     return applied;
   }
 
-  async #run(record: ScenarioRecord): Promise<void> {
+  async #run(record: ScenarioRecord, leaseId: string): Promise<void> {
     const { org_id: orgId, id } = record;
     try {
       const context = await this.#context(record);
-      const reps = await scenarios.repsOfOrg(this.#pool.statements, orgId);
-      if (!(await scenarios.markRunning(this.#db.statements, orgId, id, reps.length))) return;
+      const all = await scenarios.repsOfOrg(this.#pool.statements, orgId);
+      // A resumed run: the reps whose results an earlier process wrote are done.
+      const done = await scenarios.doneUserIds(this.#db.statements, orgId, id);
+      const reps = all.filter((rep) => !done.has(rep.user_id));
+      if (!(await scenarios.markRunning(this.#db.statements, orgId, id, all.length, leaseId))) return;
       for (let start = 0; start < reps.length; start += this.#batchSize) {
+        if (this.#closing) {
+          await scenarios.release(this.#db.statements, orgId, id, leaseId);
+          return;
+        }
         const batch = reps.slice(start, start + this.#batchSize);
         const results = await this.#pool.run(async (tx) => {
           const history = await this.#historyOf(tx, orgId, context, batch);
@@ -205,16 +297,19 @@ export class PlanScenarios {
             return scenarioOfRep({ ...context, rep, ...found });
           });
         });
-        const running = await this.#db.run((tx) => scenarios.recordBatch(tx, orgId, id, results));
+        const running = await this.#db.run((tx) => scenarios.recordBatch(tx, orgId, id, results, leaseId));
         if (!running) return;
         // Live traffic's turn before the next batch.
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
-      const all = await scenarios.allResults(this.#db.statements, orgId, id);
-      await scenarios.finish(this.#db.statements, orgId, id, { status: 'done', summary: summariseScenario(all) });
+      const stored = await scenarios.allResults(this.#db.statements, orgId, id);
+      const summary = summariseScenario(stored);
+      await scenarios.finish(this.#db.statements, orgId, id, leaseId, { status: 'done', summary });
     } catch (error) {
       const failure = error instanceof Refusal ? error.message : 'the scenario could not be evaluated';
-      await scenarios.finish(this.#db.statements, orgId, id, { status: 'failed', failure }).catch(() => undefined);
+      await scenarios
+        .finish(this.#db.statements, orgId, id, leaseId, { status: 'failed', failure })
+        .catch(() => undefined);
     }
   }
 
@@ -239,7 +334,21 @@ export class PlanScenarios {
         ? existing
         : await plans.findByKey(planReader, orgId, record.compare_plan_key);
     const config = await orgs.loadConfig(reader, orgId);
+    const recoverable = readPlanDraw(plan).draw?.recoverable === true;
+    const spanStarts = periodBounds(record.from_period).starts_on;
+    const drawSettledBefore =
+      recoverable && existing
+        ? [...(await periodRecords.periodStatuses(reader, orgId))]
+            .filter(
+              ([periodId, status]) =>
+                status !== 'open' &&
+                periodKindOf(periodId) === plan.period &&
+                periodBounds(periodId).starts_on < spanStarts,
+            )
+            .map(([periodId]) => periodId)
+        : [];
     return {
+      drawSettledBefore,
       plan,
       definition,
       comparePlanId: compared?.id ?? null,
@@ -259,12 +368,23 @@ export class PlanScenarios {
   ): Promise<Map<string, RepHistory>> {
     const userIds = reps.map((rep) => rep.user_id);
     const periods = periodsInSpan(context.span, context.plan.period);
-    const [books, credits, paid] = await Promise.all([
+    const [books, credits, paid, drawBalances] = await Promise.all([
       repQuotas.booksOfReps(tx, orgId, userIds),
       adjustments.attainmentCreditsOfReps(tx, orgId, userIds),
       context.comparePlanId === null
         ? Promise.resolve(new Map())
         : scenarios.paidRowsOfReps(tx, orgId, context.comparePlanId, userIds, periods),
+      scenarios.drawBalancesOfReps(
+        tx,
+        orgId,
+        context.plan.plan_id,
+        {
+          advance: drawChipId(context.plan.plan_id, DRAW_CHIP_KEY),
+          recovery: drawChipId(context.plan.plan_id, DRAW_RECOVERY_CHIP_KEY),
+        },
+        userIds,
+        context.drawSettledBefore,
+      ),
     ]);
     const history = new Map<string, RepHistory>();
     for (const rep of reps) {
@@ -284,6 +404,7 @@ export class PlanScenarios {
         quotas: repQuotas.quotasUnder(books.get(rep.user_id), context.plan.plan_id),
         credits: credits.get(rep.user_id) ?? [],
         actual: paid.get(rep.user_id) ?? [],
+        drawOpeningCents: drawBalances.get(rep.user_id) ?? 0,
       });
     }
     return history;

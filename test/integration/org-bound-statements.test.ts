@@ -62,6 +62,20 @@ const CROSS_ORG: Exception[] = [
     reason: "the batched flush of the keys' last-used times, of every key used since the last flush, whatever its org",
     timer: true,
   },
+  // Plan scenarios' upkeep (src/main.ts, at the start and with the sweeper): the interrupted runs and the ended
+  // scenarios past retention of every org are found in one statement each; each is then claimed or deleted by org.
+  {
+    fragment: "SELECT org_id, id FROM scenarios WHERE status IN ('queued', 'running')",
+    tables: ['scenarios'],
+    reason: 'a serving process finds the scenarios of every org whose run was interrupted (their heartbeat is old)',
+    timer: true,
+  },
+  {
+    fragment: 'SELECT org_id, id FROM scenarios WHERE NOT kept',
+    tables: ['scenarios'],
+    reason: 'the sweep finds the ended scenarios of every org that are not kept and past their retention',
+    timer: true,
+  },
   // The server's sweeper (src/main.ts, every 60 s) drops what has expired in every org at once: a run slower than a
   // minute (a loaded machine) records these.
   {

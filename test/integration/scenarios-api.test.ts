@@ -62,6 +62,37 @@ describe('plan scenarios through the admin API', () => {
     });
     assert.deepEqual([kept.data?.kept, kept.data?.name], [true, 'Kept']);
 
+    // Compared with the current plan as a draft (B): per rep and period, B − A.
+    const other = await client.api.POST('/admin/v1/scenarios', {
+      body: { text: stringify(current), from: '2026-04', to: '2026-04' },
+    });
+    const otherId = other.data?.id ?? '';
+    await eventually(async () => {
+      const { data } = await client.api.GET('/admin/v1/scenarios/{id}', { params: { path: { id: otherId } } });
+      return data?.status === 'done' ? data : undefined;
+    });
+    const compared = await client.api.GET('/admin/v1/scenarios/{id}/compare/{other}', {
+      params: { path: { id, other: otherId } },
+    });
+    assert.equal(compared.response.status, 200);
+    assert.deepEqual(
+      [compared.data?.a.id, compared.data?.b.id, compared.data?.a_cents, compared.data?.b_cents],
+      [id, otherId, 720_000, 600_000],
+    );
+    assert.deepEqual(compared.data?.reps, [
+      {
+        user_external_id: 'rep-017',
+        a_cents: 720_000,
+        b_cents: 600_000,
+        difference_cents: -120_000,
+        periods: [{ period_id: '2026-04', a_cents: 720_000, b_cents: 600_000, difference_cents: -120_000 }],
+      },
+    ]);
+    const unknown = await client.api.GET('/admin/v1/scenarios/{id}/compare/{other}', {
+      params: { path: { id, other: 'scn_nope' } },
+    });
+    assert.equal(unknown.response.status, 404);
+
     const promoted = await client.api.POST('/admin/v1/scenarios/{id}/promote', { params: { path: { id } } });
     assert.equal(promoted.response.status, 200);
     assert.equal(promoted.data?.version, 2);

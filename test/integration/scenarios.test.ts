@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { afterAll, describe, test } from 'vitest';
 import { stringify } from 'yaml';
 import { Refusal } from '../../src/domain/refusal.ts';
+import * as scenarioRows from '../../src/repositories/scenarios.ts';
+import { databaseStatements } from '../../src/repositories/transaction.ts';
 import { createOrg } from '../factories/access.ts';
 import { applyPlan, planDocument, planFile } from '../factories/plans.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
@@ -246,5 +248,80 @@ describe('plan scenarios', () => {
     const bad = await runCli(['plans', 'simulate', await planFile({ key: 'x' }), ...span]);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /problem/);
+  });
+
+  test('a run its process left (killed mid-run) is resumed by the next process where it stopped; old ones are swept', async () => {
+    const { db, services, org, current } = await orgWithHistory();
+    const scenarios = services.admin.scenarios;
+    const text = stringify({
+      ...current,
+      chips: current.chips.map((chip) => (chip.key === 'base' ? { ...chip, rate_bps: 1200 } : chip)),
+    });
+    const span = { orgId: org.id, text, from: '2026-03', to: '2026-04', actor: CLI };
+    const whole = await scenarios.start(span);
+    await scenarios.settled(whole.id);
+    const reference = await scenarios.find(org.id, whole.id);
+    const [first] = await scenarioRows.allResults(databaseStatements(db), org.id, whole.id);
+    assert.ok(first);
+
+    // A process ran the first batch (one rep) of a scenario and was killed: running, its heartbeat an hour old.
+    const statements = databaseStatements(db);
+    const row = { orgId: org.id, name: null, planFile: text, planKey: current.key, comparePlanKey: current.key };
+    const killed = await scenarioRows.create(statements, {
+      ...row,
+      id: `scn_killed_${org.id}`,
+      from: '2026-03',
+      to: '2026-04',
+      createdBy: null,
+      leaseId: 'killed',
+    });
+    assert.ok(await scenarioRows.markRunning(statements, org.id, killed.id, 2, 'killed'));
+    assert.ok(await scenarioRows.recordBatch(statements, org.id, killed.id, [first], 'killed'));
+    // Another held by a live process (a fresh heartbeat): not taken over.
+    const live = await scenarioRows.create(statements, {
+      ...row,
+      id: `scn_live_${org.id}`,
+      from: '2026-03',
+      to: '2026-04',
+      createdBy: null,
+      leaseId: 'live',
+    });
+    await db.$executeRawUnsafe(
+      `UPDATE scenarios SET heartbeat_at = now() - interval '1 hour' WHERE org_id = $1 AND id = $2`,
+      org.id,
+      killed.id,
+    );
+
+    const resumed = await scenarios.resumeInterrupted();
+    assert.ok(resumed.includes(killed.id));
+    assert.ok(!resumed.includes(live.id));
+    await scenarios.settled(killed.id);
+    const done = await scenarios.find(org.id, killed.id);
+    assert.equal(done.status, 'done');
+    assert.deepEqual([done.reps_done, done.reps_total], [2, 2]);
+    assert.deepEqual(done.summary, reference.summary);
+    // The killed process's lease is gone: were it still writing, its batch would not count.
+    assert.equal(await scenarioRows.recordBatch(statements, org.id, killed.id, [first], 'killed'), false);
+    assert.equal((await scenarios.find(org.id, live.id)).status, 'queued');
+    await scenarios.cancel(org.id, live.id);
+
+    // The sweep: ended, not kept and older than the retention (30 days) goes, with its results; a kept one stays.
+    await scenarios.keep(org.id, killed.id, 'kept', true);
+    await db.$executeRawUnsafe(
+      `UPDATE scenarios SET finished_at = now() - interval '31 days' WHERE org_id = $1`,
+      org.id,
+    );
+    assert.ok((await scenarios.sweep()) >= 2);
+    const left = await scenarios.list(org.id);
+    assert.deepEqual(
+      left.map((each) => each.id),
+      [killed.id],
+    );
+    const results = await db.$queryRawUnsafe<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n FROM scenario_results WHERE org_id = $1 AND scenario_id = $2`,
+      org.id,
+      whole.id,
+    );
+    assert.equal(results[0]?.n, 0);
   });
 });

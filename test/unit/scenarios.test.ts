@@ -96,6 +96,40 @@ describe('plan scenarios', () => {
     assert.deepEqual(targets, applied.targets);
   });
 
+  test("a draft's draw is settled over every period of the span, from the balance carried into it", () => {
+    const withDraw = definitionOf(`${draftFile}\ndraw:\n  amount_cents: 300000\n  recoverable: true\n`);
+    const plan = draftEnginePlan(withDraw, identity);
+    const input = { plan, rep, deals: [dealA, dealB, dealC], span, today: '2026-11-30', actual: actualApril };
+    // March and May earn nothing: the draw advances 3,000.00 each; April's 16,200.00 recovers March's advance.
+    const fresh = scenarioOfRep(input);
+    assert.deepEqual(
+      fresh.periods.map((period) => [period.period_id, period.scenario_cents]),
+      [
+        ['2026-03', 300_000],
+        ['2026-04', 1_620_000 - 300_000],
+        ['2026-05', 300_000],
+      ],
+    );
+    assert.deepEqual(
+      fresh.lines
+        .filter((line) => line.chip_key.startsWith('$'))
+        .map((line) => [line.chip_key, line.period_id, line.cents]),
+      [
+        ['$draw', '2026-03', 300_000],
+        ['$draw-recovery', '2026-04', -300_000],
+        ['$draw', '2026-05', 300_000],
+      ],
+    );
+    // 1,000.00 still to recover before March is recovered in April too.
+    const carried = scenarioOfRep({ ...input, drawOpeningCents: 100_000 });
+    assert.equal(carried.scenario_cents, fresh.scenario_cents - 100_000);
+    // Each draw line is the engine's, with its trace.
+    const line = scenarioTargets(input).targets.find(
+      (target) => target.period_id === '2026-04' && target.earned_cents < 0,
+    );
+    assert.equal(line?.trace.steps[0]?.type, 'draw');
+  });
+
   test('the current plan as a draft changes nothing; a 12% base moves the base chip only', () => {
     const same = scenarioOfRep({
       plan: draftEnginePlan(definitionOf(coreFile), identity),

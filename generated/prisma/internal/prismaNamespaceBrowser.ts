@@ -903,7 +903,9 @@ export const ScenarioScalarFieldEnum = {
   promoted_version_id: 'promoted_version_id',
   created_by: 'created_by',
   created_at: 'created_at',
-  finished_at: 'finished_at'
+  finished_at: 'finished_at',
+  lease_id: 'lease_id',
+  heartbeat_at: 'heartbeat_at'
 } as const
 
 export type ScenarioScalarFieldEnum = (typeof ScenarioScalarFieldEnum)[keyof typeof ScenarioScalarFieldEnum]

@@ -54,6 +54,8 @@ export type ScenarioMinAggregateOutputType = {
   created_by: string | null
   created_at: Date | null
   finished_at: Date | null
+  lease_id: string | null
+  heartbeat_at: Date | null
 }
 
 export type ScenarioMaxAggregateOutputType = {
@@ -74,6 +76,8 @@ export type ScenarioMaxAggregateOutputType = {
   created_by: string | null
   created_at: Date | null
   finished_at: Date | null
+  lease_id: string | null
+  heartbeat_at: Date | null
 }
 
 export type ScenarioCountAggregateOutputType = {
@@ -95,6 +99,8 @@ export type ScenarioCountAggregateOutputType = {
   created_by: number
   created_at: number
   finished_at: number
+  lease_id: number
+  heartbeat_at: number
   _all: number
 }
 
@@ -127,6 +133,8 @@ export type ScenarioMinAggregateInputType = {
   created_by?: true
   created_at?: true
   finished_at?: true
+  lease_id?: true
+  heartbeat_at?: true
 }
 
 export type ScenarioMaxAggregateInputType = {
@@ -147,6 +155,8 @@ export type ScenarioMaxAggregateInputType = {
   created_by?: true
   created_at?: true
   finished_at?: true
+  lease_id?: true
+  heartbeat_at?: true
 }
 
 export type ScenarioCountAggregateInputType = {
@@ -168,6 +178,8 @@ export type ScenarioCountAggregateInputType = {
   created_by?: true
   created_at?: true
   finished_at?: true
+  lease_id?: true
+  heartbeat_at?: true
   _all?: true
 }
 
@@ -276,6 +288,8 @@ export type ScenarioGroupByOutputType = {
   created_by: string | null
   created_at: Date
   finished_at: Date | null
+  lease_id: string | null
+  heartbeat_at: Date | null
   _count: ScenarioCountAggregateOutputType | null
   _avg: ScenarioAvgAggregateOutputType | null
   _sum: ScenarioSumAggregateOutputType | null
@@ -320,6 +334,8 @@ export type ScenarioWhereInput = {
   created_by?: Prisma.StringNullableFilter<"Scenario"> | string | null
   created_at?: Prisma.DateTimeFilter<"Scenario"> | Date | string
   finished_at?: Prisma.DateTimeNullableFilter<"Scenario"> | Date | string | null
+  lease_id?: Prisma.StringNullableFilter<"Scenario"> | string | null
+  heartbeat_at?: Prisma.DateTimeNullableFilter<"Scenario"> | Date | string | null
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   results?: Prisma.ScenarioResultListRelationFilter
 }
@@ -343,6 +359,8 @@ export type ScenarioOrderByWithRelationInput = {
   created_by?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   finished_at?: Prisma.SortOrderInput | Prisma.SortOrder
+  lease_id?: Prisma.SortOrderInput | Prisma.SortOrder
+  heartbeat_at?: Prisma.SortOrderInput | Prisma.SortOrder
   org?: Prisma.OrgOrderByWithRelationInput
   results?: Prisma.ScenarioResultOrderByRelationAggregateInput
 }
@@ -370,6 +388,8 @@ export type ScenarioWhereUniqueInput = Prisma.AtLeast<{
   created_by?: Prisma.StringNullableFilter<"Scenario"> | string | null
   created_at?: Prisma.DateTimeFilter<"Scenario"> | Date | string
   finished_at?: Prisma.DateTimeNullableFilter<"Scenario"> | Date | string | null
+  lease_id?: Prisma.StringNullableFilter<"Scenario"> | string | null
+  heartbeat_at?: Prisma.DateTimeNullableFilter<"Scenario"> | Date | string | null
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   results?: Prisma.ScenarioResultListRelationFilter
 }, "org_id_id">
@@ -393,6 +413,8 @@ export type ScenarioOrderByWithAggregationInput = {
   created_by?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   finished_at?: Prisma.SortOrderInput | Prisma.SortOrder
+  lease_id?: Prisma.SortOrderInput | Prisma.SortOrder
+  heartbeat_at?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.ScenarioCountOrderByAggregateInput
   _avg?: Prisma.ScenarioAvgOrderByAggregateInput
   _max?: Prisma.ScenarioMaxOrderByAggregateInput
@@ -422,6 +444,8 @@ export type ScenarioScalarWhereWithAggregatesInput = {
   created_by?: Prisma.StringNullableWithAggregatesFilter<"Scenario"> | string | null
   created_at?: Prisma.DateTimeWithAggregatesFilter<"Scenario"> | Date | string
   finished_at?: Prisma.DateTimeNullableWithAggregatesFilter<"Scenario"> | Date | string | null
+  lease_id?: Prisma.StringNullableWithAggregatesFilter<"Scenario"> | string | null
+  heartbeat_at?: Prisma.DateTimeNullableWithAggregatesFilter<"Scenario"> | Date | string | null
 }
 
 export type ScenarioCreateInput = {
@@ -442,6 +466,8 @@ export type ScenarioCreateInput = {
   created_by?: string | null
   created_at?: Date | string
   finished_at?: Date | string | null
+  lease_id?: string | null
+  heartbeat_at?: Date | string | null
   org: Prisma.OrgCreateNestedOneWithoutScenariosInput
   results?: Prisma.ScenarioResultCreateNestedManyWithoutScenarioInput
 }
@@ -465,6 +491,8 @@ export type ScenarioUncheckedCreateInput = {
   created_by?: string | null
   created_at?: Date | string
   finished_at?: Date | string | null
+  lease_id?: string | null
+  heartbeat_at?: Date | string | null
   results?: Prisma.ScenarioResultUncheckedCreateNestedManyWithoutScenarioInput
 }
 
@@ -486,6 +514,8 @@ export type ScenarioUpdateInput = {
   created_by?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finished_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lease_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  heartbeat_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   org?: Prisma.OrgUpdateOneRequiredWithoutScenariosNestedInput
   results?: Prisma.ScenarioResultUpdateManyWithoutScenarioNestedInput
 }
@@ -509,6 +539,8 @@ export type ScenarioUncheckedUpdateInput = {
   created_by?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finished_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lease_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  heartbeat_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   results?: Prisma.ScenarioResultUncheckedUpdateManyWithoutScenarioNestedInput
 }
 
@@ -531,6 +563,8 @@ export type ScenarioCreateManyInput = {
   created_by?: string | null
   created_at?: Date | string
   finished_at?: Date | string | null
+  lease_id?: string | null
+  heartbeat_at?: Date | string | null
 }
 
 export type ScenarioUpdateManyMutationInput = {
@@ -551,6 +585,8 @@ export type ScenarioUpdateManyMutationInput = {
   created_by?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finished_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lease_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  heartbeat_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type ScenarioUncheckedUpdateManyInput = {
@@ -572,6 +608,8 @@ export type ScenarioUncheckedUpdateManyInput = {
   created_by?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finished_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lease_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  heartbeat_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type ScenarioListRelationFilter = {
@@ -608,6 +646,8 @@ export type ScenarioCountOrderByAggregateInput = {
   created_by?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   finished_at?: Prisma.SortOrder
+  lease_id?: Prisma.SortOrder
+  heartbeat_at?: Prisma.SortOrder
 }
 
 export type ScenarioAvgOrderByAggregateInput = {
@@ -633,6 +673,8 @@ export type ScenarioMaxOrderByAggregateInput = {
   created_by?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   finished_at?: Prisma.SortOrder
+  lease_id?: Prisma.SortOrder
+  heartbeat_at?: Prisma.SortOrder
 }
 
 export type ScenarioMinOrderByAggregateInput = {
@@ -653,6 +695,8 @@ export type ScenarioMinOrderByAggregateInput = {
   created_by?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   finished_at?: Prisma.SortOrder
+  lease_id?: Prisma.SortOrder
+  heartbeat_at?: Prisma.SortOrder
 }
 
 export type ScenarioSumOrderByAggregateInput = {
@@ -739,6 +783,8 @@ export type ScenarioCreateWithoutOrgInput = {
   created_by?: string | null
   created_at?: Date | string
   finished_at?: Date | string | null
+  lease_id?: string | null
+  heartbeat_at?: Date | string | null
   results?: Prisma.ScenarioResultCreateNestedManyWithoutScenarioInput
 }
 
@@ -760,6 +806,8 @@ export type ScenarioUncheckedCreateWithoutOrgInput = {
   created_by?: string | null
   created_at?: Date | string
   finished_at?: Date | string | null
+  lease_id?: string | null
+  heartbeat_at?: Date | string | null
   results?: Prisma.ScenarioResultUncheckedCreateNestedManyWithoutScenarioInput
 }
 
@@ -811,6 +859,8 @@ export type ScenarioScalarWhereInput = {
   created_by?: Prisma.StringNullableFilter<"Scenario"> | string | null
   created_at?: Prisma.DateTimeFilter<"Scenario"> | Date | string
   finished_at?: Prisma.DateTimeNullableFilter<"Scenario"> | Date | string | null
+  lease_id?: Prisma.StringNullableFilter<"Scenario"> | string | null
+  heartbeat_at?: Prisma.DateTimeNullableFilter<"Scenario"> | Date | string | null
 }
 
 export type ScenarioCreateWithoutResultsInput = {
@@ -831,6 +881,8 @@ export type ScenarioCreateWithoutResultsInput = {
   created_by?: string | null
   created_at?: Date | string
   finished_at?: Date | string | null
+  lease_id?: string | null
+  heartbeat_at?: Date | string | null
   org: Prisma.OrgCreateNestedOneWithoutScenariosInput
 }
 
@@ -853,6 +905,8 @@ export type ScenarioUncheckedCreateWithoutResultsInput = {
   created_by?: string | null
   created_at?: Date | string
   finished_at?: Date | string | null
+  lease_id?: string | null
+  heartbeat_at?: Date | string | null
 }
 
 export type ScenarioCreateOrConnectWithoutResultsInput = {
@@ -889,6 +943,8 @@ export type ScenarioUpdateWithoutResultsInput = {
   created_by?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finished_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lease_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  heartbeat_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   org?: Prisma.OrgUpdateOneRequiredWithoutScenariosNestedInput
 }
 
@@ -911,6 +967,8 @@ export type ScenarioUncheckedUpdateWithoutResultsInput = {
   created_by?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finished_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lease_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  heartbeat_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type ScenarioCreateManyOrgInput = {
@@ -931,6 +989,8 @@ export type ScenarioCreateManyOrgInput = {
   created_by?: string | null
   created_at?: Date | string
   finished_at?: Date | string | null
+  lease_id?: string | null
+  heartbeat_at?: Date | string | null
 }
 
 export type ScenarioUpdateWithoutOrgInput = {
@@ -951,6 +1011,8 @@ export type ScenarioUpdateWithoutOrgInput = {
   created_by?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finished_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lease_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  heartbeat_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   results?: Prisma.ScenarioResultUpdateManyWithoutScenarioNestedInput
 }
 
@@ -972,6 +1034,8 @@ export type ScenarioUncheckedUpdateWithoutOrgInput = {
   created_by?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finished_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lease_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  heartbeat_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   results?: Prisma.ScenarioResultUncheckedUpdateManyWithoutScenarioNestedInput
 }
 
@@ -993,6 +1057,8 @@ export type ScenarioUncheckedUpdateManyWithoutOrgInput = {
   created_by?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finished_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lease_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  heartbeat_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 
@@ -1045,6 +1111,8 @@ export type ScenarioSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs
   created_by?: boolean
   created_at?: boolean
   finished_at?: boolean
+  lease_id?: boolean
+  heartbeat_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   results?: boolean | Prisma.Scenario$resultsArgs<ExtArgs>
   _count?: boolean | Prisma.ScenarioCountOutputTypeDefaultArgs<ExtArgs>
@@ -1069,6 +1137,8 @@ export type ScenarioSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exte
   created_by?: boolean
   created_at?: boolean
   finished_at?: boolean
+  lease_id?: boolean
+  heartbeat_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["scenario"]>
 
@@ -1091,6 +1161,8 @@ export type ScenarioSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exte
   created_by?: boolean
   created_at?: boolean
   finished_at?: boolean
+  lease_id?: boolean
+  heartbeat_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["scenario"]>
 
@@ -1113,9 +1185,11 @@ export type ScenarioSelectScalar = {
   created_by?: boolean
   created_at?: boolean
   finished_at?: boolean
+  lease_id?: boolean
+  heartbeat_at?: boolean
 }
 
-export type ScenarioOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "name" | "kept" | "plan_file" | "plan_key" | "compare_plan_key" | "from_period" | "to_period" | "status" | "reps_total" | "reps_done" | "summary" | "failure" | "promoted_version_id" | "created_by" | "created_at" | "finished_at", ExtArgs["result"]["scenario"]>
+export type ScenarioOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "name" | "kept" | "plan_file" | "plan_key" | "compare_plan_key" | "from_period" | "to_period" | "status" | "reps_total" | "reps_done" | "summary" | "failure" | "promoted_version_id" | "created_by" | "created_at" | "finished_at" | "lease_id" | "heartbeat_at", ExtArgs["result"]["scenario"]>
 export type ScenarioInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   results?: boolean | Prisma.Scenario$resultsArgs<ExtArgs>
@@ -1153,6 +1227,8 @@ export type $ScenarioPayload<ExtArgs extends runtime.Types.Extensions.InternalAr
     created_by: string | null
     created_at: Date
     finished_at: Date | null
+    lease_id: string | null
+    heartbeat_at: Date | null
   }, ExtArgs["result"]["scenario"]>
   composites: {}
 }
@@ -1596,6 +1672,8 @@ export interface ScenarioFieldRefs {
   readonly created_by: Prisma.FieldRef<"Scenario", 'String'>
   readonly created_at: Prisma.FieldRef<"Scenario", 'DateTime'>
   readonly finished_at: Prisma.FieldRef<"Scenario", 'DateTime'>
+  readonly lease_id: Prisma.FieldRef<"Scenario", 'String'>
+  readonly heartbeat_at: Prisma.FieldRef<"Scenario", 'DateTime'>
 }
     
 

@@ -9,7 +9,7 @@ import { toWirePlanSummary } from '../../wire/plans.ts';
 import { withAdminServices } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
 import { describeRecompute } from './recompute.ts';
-import { addSimulateCommand } from './simulate.ts';
+import { addCompareScenariosCommand, addSimulateCommand } from './simulate.ts';
 
 export function plansCommand(): Command {
   const plans = new Command('plans').description(
@@ -133,6 +133,7 @@ export function plansCommand(): Command {
       },
     );
   addSimulateCommand(plans);
+  addCompareScenariosCommand(plans);
   return plans;
 }
 

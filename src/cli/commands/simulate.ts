@@ -86,6 +86,61 @@ export function addSimulateCommand(plans: Command): void {
     });
 }
 
+/** `quotient plans compare-scenarios scn_a scn_b --org …`: two finished scenarios per rep and period, B − A. */
+export function addCompareScenariosCommand(plans: Command): void {
+  plans
+    .command('compare-scenarios')
+    .description('two finished plan scenarios side by side: per rep (and period), what A pays beside B, and B − A')
+    .argument('<a>', 'the first scenario (A)')
+    .argument('<b>', 'the scenario compared with it (B)')
+    .requiredOption('--org <org_id>', 'the org')
+    .option('--csv', 'print one row per rep and period as a CSV file')
+    .option('--json', 'print exactly one JSON document on stdout')
+    .action(async (a: string, b: string, options: { org: string; csv?: boolean; json?: boolean }) => {
+      try {
+        if (options.csv && options.json) throw new Refusal('invalid_body', 'give at most one of --csv and --json');
+        const compared = await withAdminServices((services) => services.scenarios.compare(options.org, a, b));
+        if (options.csv) {
+          process.stdout.write(
+            csvFile(
+              ['rep', 'period', 'a_cents', 'b_cents', 'difference_cents'],
+              compared.reps.flatMap((rep) =>
+                rep.periods.map((period) => [
+                  rep.user_external_id,
+                  period.period_id,
+                  period.a_cents,
+                  period.b_cents,
+                  period.difference_cents,
+                ]),
+              ),
+            ),
+          );
+          return;
+        }
+        const { a: first, b: second, ...comparison } = compared;
+        print(options, { a: wireOf(first), b: wireOf(second), ...comparison }, () =>
+          [
+            `A: ${first.id} (${first.name ?? first.plan_key}); B: ${second.id} (${second.name ?? second.plan_key}).`,
+            '',
+            table(
+              compared.reps.map((rep) => ({
+                rep: rep.user_external_id,
+                a: money(rep.a_cents),
+                b: money(rep.b_cents),
+                difference: money(rep.difference_cents),
+              })),
+              ['rep', 'a', 'b', 'difference'],
+            ),
+            '',
+            `Total: A ${money(compared.a_cents)}, B ${money(compared.b_cents)}, difference ${money(compared.difference_cents)}.`,
+          ].join('\n'),
+        );
+      } catch (error) {
+        printFailure(options, error);
+      }
+    });
+}
+
 function progressLine(stream: NodeJS.WriteStream) {
   return (scenario: ScenarioRecord) => {
     const total = scenario.reps_total;

@@ -2,8 +2,10 @@ import { decimalsOf } from '../currencies.ts';
 import { type CalendarDate, comparePeriodIds, type PeriodId, periodBounds, periodIdOf } from '../periods.ts';
 import { chipDefinitionDigest } from '../plans/digests.ts';
 import type { PlanDefinition } from '../plans/types.ts';
+import { planDrawTargets } from './advanceDraws.ts';
 import type { AttainmentCredit } from './attainmentCredits.ts';
 import { dealPeriodId } from './dealPeriods.ts';
+import { DRAW_CHIP_KEY, DRAW_RECOVERY_CHIP_KEY, drawChipId, earnedByPeriod, readPlanDraw } from './draws.ts';
 import type { RepHierarchy } from './hierarchy.ts';
 import { creditedAmountOf, type OrgMoney, pricingOf } from './pricing.ts';
 import { quotaForPeriod, type RepQuotas } from './quotas.ts';
@@ -98,6 +100,11 @@ export interface ScenarioRepInput {
   credits?: readonly AttainmentCredit[];
   /** What was actually paid: the rep's standing rows of the compared plan(s) in the span. */
   actual: readonly ActualRow[];
+  /**
+   * A recoverable draw's balance still to recover before the span, as the ledger holds it for the plan (0 for a new
+   * plan or without a draw), in the plan's currency's minor units.
+   */
+  drawOpeningCents?: number;
 }
 
 export interface ScenarioPeriod {
@@ -157,11 +164,32 @@ export function scenarioTargets(input: Omit<ScenarioRepInput, 'actual'>): {
     ...(input.quotas ? { quotas: input.quotas } : {}),
     ...(input.credits ? { credits: input.credits } : {}),
   });
-  return {
-    targets: evaluation.targets.filter((target) => inSpan.has(target.period_id)),
-    problems: evaluation.problems,
-    periods,
-  };
+  const targets = evaluation.targets.filter((target) => inSpan.has(target.period_id));
+  // The draw is settled over every period of the span, as the lock of each would settle it: what the chips earned
+  // in the period against the draw, the balance carried from one period to the next.
+  const { draw } = readPlanDraw(input.plan);
+  if (draw !== null && periods.length > 0) {
+    const currency = input.plan.currency ?? input.money?.default_currency;
+    targets.push(
+      ...planDrawTargets(
+        input.plan,
+        input.rep,
+        draw,
+        earnedByPeriod(targets, periods),
+        BigInt(input.drawOpeningCents ?? 0),
+        currency,
+      ),
+    );
+  }
+  return { targets, problems: evaluation.problems, periods };
+}
+
+/** The chip keys of a plan's lines by chip id: its chips' and, with a draw, the draw's two. */
+function chipKeysOf(plan: EnginePlanVersion): Map<string, string> {
+  const keys = new Map(plan.chips.map((chip) => [chip.id, chip.key]));
+  keys.set(drawChipId(plan.plan_id, DRAW_CHIP_KEY), DRAW_CHIP_KEY);
+  keys.set(drawChipId(plan.plan_id, DRAW_RECOVERY_CHIP_KEY), DRAW_RECOVERY_CHIP_KEY);
+  return keys;
 }
 
 /** One rep's scenario beside what was actually paid, per period and per chip. */
@@ -169,7 +197,7 @@ export function scenarioOfRep(input: ScenarioRepInput): ScenarioRep {
   const { plan, rep, today } = input;
   const { targets, problems, periods } = scenarioTargets(input);
   const inSpan = new Set(periods);
-  const chipKey = new Map(plan.chips.map((chip) => [chip.id, chip.key]));
+  const chipKey = chipKeysOf(plan);
   const pricing = pricingOf(plan, input.money, today);
   const decimals = decimalsOf(pricing.plan_currency);
   const byPeriod = new Map<PeriodId, { actual: number; scenario: number; booked: number }>(
@@ -375,5 +403,92 @@ export function summariseScenario(reps: readonly ScenarioRep[]): ScenarioSummary
       largest_loss: loss && { user_external_id: loss.user_external_id, difference_cents: loss.difference_cents },
       bands: BANDS.map((band) => ({ band, reps: reps.filter((rep) => bandOf(rep) === band).length })),
     },
+  };
+}
+
+export interface ComparedPeriod {
+  period_id: PeriodId;
+  a_cents: number;
+  b_cents: number;
+  difference_cents: number;
+}
+
+export interface ScenarioComparison {
+  a_cents: number;
+  b_cents: number;
+  difference_cents: number;
+  periods: ComparedPeriod[];
+  reps: Array<{
+    user_external_id: string;
+    a_cents: number;
+    b_cents: number;
+    difference_cents: number;
+    periods: ComparedPeriod[];
+  }>;
+}
+
+/**
+ * Two scenarios side by side, per rep and period: what A pays beside what B pays (B − A). A rep or a period in one
+ * of them only counts 0 in the other.
+ */
+export function compareScenarios(
+  a: readonly Pick<ScenarioRep, 'user_external_id' | 'periods'>[],
+  b: readonly Pick<ScenarioRep, 'user_external_id' | 'periods'>[],
+): ScenarioComparison {
+  const byRep = new Map<string, Map<PeriodId, ComparedPeriod>>();
+  const add = (reps: typeof a, side: 'a_cents' | 'b_cents') => {
+    for (const rep of reps) {
+      const periods = byRep.get(rep.user_external_id) ?? new Map<PeriodId, ComparedPeriod>();
+      byRep.set(rep.user_external_id, periods);
+      for (const period of rep.periods) {
+        const row = periods.get(period.period_id) ?? {
+          period_id: period.period_id,
+          a_cents: 0,
+          b_cents: 0,
+          difference_cents: 0,
+        };
+        row[side] += period.scenario_cents;
+        row.difference_cents = row.b_cents - row.a_cents;
+        periods.set(period.period_id, row);
+      }
+    }
+  };
+  add(a, 'a_cents');
+  add(b, 'b_cents');
+  const totals = new Map<PeriodId, ComparedPeriod>();
+  const reps = [...byRep]
+    .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
+    .map(([external, periods]) => {
+      const rows = [...periods.values()].sort((x, y) => comparePeriodIds(x.period_id, y.period_id));
+      for (const row of rows) {
+        const total = totals.get(row.period_id) ?? {
+          period_id: row.period_id,
+          a_cents: 0,
+          b_cents: 0,
+          difference_cents: 0,
+        };
+        total.a_cents += row.a_cents;
+        total.b_cents += row.b_cents;
+        total.difference_cents = total.b_cents - total.a_cents;
+        totals.set(row.period_id, total);
+      }
+      const aCents = rows.reduce((sum, row) => sum + row.a_cents, 0);
+      const bCents = rows.reduce((sum, row) => sum + row.b_cents, 0);
+      return {
+        user_external_id: external,
+        a_cents: aCents,
+        b_cents: bCents,
+        difference_cents: bCents - aCents,
+        periods: rows,
+      };
+    });
+  const aTotal = reps.reduce((sum, rep) => sum + rep.a_cents, 0);
+  const bTotal = reps.reduce((sum, rep) => sum + rep.b_cents, 0);
+  return {
+    a_cents: aTotal,
+    b_cents: bTotal,
+    difference_cents: bTotal - aTotal,
+    periods: [...totals.values()].sort((x, y) => comparePeriodIds(x.period_id, y.period_id)),
+    reps,
   };
 }

@@ -11,6 +11,7 @@ type ScenarioOperations =
   | 'getScenario'
   | 'listScenarioReps'
   | 'getScenarioLine'
+  | 'compareScenarios'
   | 'cancelScenario'
   | 'keepScenario'
   | 'promoteScenario';
@@ -63,6 +64,19 @@ export function scenarioHandlers(services: AdminServices): Pick<AdminHandlers, S
         earned_cents: target.earned_cents,
         trace: target.trace as unknown as Record<string, unknown>,
       });
+    },
+
+    compareScenarios: async (req, res) => {
+      const { session } = adminContext(res);
+      const { a, b, ...comparison } = await scenarios.compare(session.org_id, req.params.id, req.params.other);
+      const side = (scenario: ScenarioRecord) => ({
+        id: scenario.id,
+        name: scenario.name,
+        plan_key: scenario.plan_key,
+        from: scenario.from_period,
+        to: scenario.to_period,
+      });
+      res.status(200).json({ a: side(a), b: side(b), ...comparison });
     },
 
     cancelScenario: async (req, res) => {
