@@ -10,7 +10,7 @@ import { print, printFailure } from '../output.ts';
 export function workerCommand(): Command {
   return new Command('worker')
     .description(
-      'deliver webhooks, apart from the API servers (run any number; set QUOTIENT_WEBHOOK_WORKER=false on `serve` to leave delivery to them)',
+      "deliver webhooks and run HubSpot connections' syncs and reconciliation polls, apart from the API servers (run any number; set QUOTIENT_WEBHOOK_WORKER=false on `serve` to leave delivery to them)",
     )
     .option('--json', 'print one JSON document once the worker runs')
     .action(async (options: { json?: boolean }) => {

@@ -112,6 +112,14 @@ export function deletionKey(portalId: string, dealId: string): string {
   return `hubspot:${portalId}:${dealId}:deleted`;
 }
 
+/** The wait a 429 asks for: its `Retry-After` in seconds (HubSpot's form), else a doubling backoff; bounded. */
+export function retryWaitMs(retryAfter: string | undefined, attempt: number, maxWaitMs: number): number {
+  const seconds = retryAfter === undefined ? Number.NaN : Number(retryAfter);
+  const asked = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 1000 * 2 ** attempt;
+  // Never a tight loop: at least 100 ms between two calls the limit refused.
+  return Math.min(maxWaitMs, Math.max(100, asked));
+}
+
 /** Requests older than this are refused: HubSpot's own rule for its v3 signatures. */
 export const SIGNATURE_MAX_AGE_MS = 5 * 60 * 1000;
 

@@ -341,6 +341,18 @@ export class ConnectionAdmin {
     await this.#cdc?.serve(log);
   }
 
+  /** HubSpot's reconciliation poll of the connection now, under its lease (what a round runs when it is due). */
+  async reconcileNow(orgId: string, id: string): Promise<void> {
+    const connection = await this.#authorized(orgId, id);
+    if (connection.kind !== 'hubspot') throw new Refusal('invalid_state', `connection ${id} is not HubSpot's`);
+    await this.#poller?.reconcileNow(orgId, id);
+  }
+
+  /** One round of HubSpot's due work in this process: what a serving or worker process runs on its timer. */
+  async hubspotRound(): Promise<void> {
+    await this.#poller?.round();
+  }
+
   /** A `quotient worker` process takes part in HubSpot's syncs and reconciliation polls (each under its lease). */
   startHubSpotWork(log?: SubscriberLog): void {
     this.#poller?.serve(log);

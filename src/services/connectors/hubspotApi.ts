@@ -1,6 +1,6 @@
 import { Client } from '@hubspot/api-client';
 import type { HubSpotDeal, PipelineStage } from '../../domain/connectors/hubspot.ts';
-import { stagesOf } from '../../domain/connectors/hubspot.ts';
+import { retryWaitMs, stagesOf } from '../../domain/connectors/hubspot.ts';
 import { CrmRefusal } from './crmRefusal.ts';
 
 export { CrmRefusal };
@@ -28,14 +28,6 @@ export interface RateControl {
   onDailyRemaining?: (remaining: number) => void;
   /** Waits; tests may count the waits (the default sleeps). */
   sleep?: (ms: number) => Promise<void>;
-}
-
-/** The wait a 429 asks for: its `Retry-After` in seconds (HubSpot's form), else a doubling backoff; bounded. */
-export function retryWaitMs(retryAfter: string | undefined, attempt: number, maxWaitMs: number): number {
-  const seconds = retryAfter === undefined ? Number.NaN : Number(retryAfter);
-  const asked = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 1000 * 2 ** attempt;
-  // Never a tight loop: at least 100 ms between two calls the limit refused.
-  return Math.min(maxWaitMs, Math.max(100, asked));
 }
 
 /** The OAuth app of a connection. */

@@ -78,13 +78,19 @@ export class HubSpotPoller {
         return;
       }
       const connection = await connections.find(this.#db.statements, orgId, id);
-      const last = connection?.reconciled_at?.getTime();
+      // Due an interval after the last poll (the first time, after the first sync ended).
+      const last = (connection?.reconciled_at ?? connection?.last_sync_at)?.getTime();
       if (last !== undefined && this.#now().getTime() - last < this.#options.reconcileMs) return;
       await this.#sync.reconcile(orgId, id, () => this.#closing);
     });
     return due.catch((error: unknown) => {
       this.#log.warn({ err: error, org_id: orgId, connection_id: id }, 'HubSpot connection: its work failed');
     });
+  }
+
+  /** The connection's reconciliation poll now, under its lease (nothing when another process holds it). */
+  reconcileNow(orgId: string, id: string): Promise<void> {
+    return this.exclusive(orgId, id, () => this.#sync.reconcile(orgId, id, () => this.#closing));
   }
 
   /**
