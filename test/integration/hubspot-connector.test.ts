@@ -25,7 +25,9 @@ const SETTINGS = {
   QUOTIENT_SECRET_KEY: randomBytes(32).toString('base64'),
   QUOTIENT_HUBSPOT_API_URL: simulator.url,
   QUOTIENT_HUBSPOT_AUTHORIZE_URL: `${simulator.url}/oauth/authorize`,
-  // The server's own rounds never reconcile during a test (the tests run polls themselves); a 429 waits 1 s at most.
+  // The server's own rounds (every third of a lease) never come during a test: the tests run rounds and polls
+  // themselves. A 429 waits 1 s at most.
+  QUOTIENT_SALESFORCE_LEASE_SECONDS: '3600',
   QUOTIENT_HUBSPOT_RECONCILE_SECONDS: '86400',
   QUOTIENT_HUBSPOT_RETRY_WAIT_MAX_SECONDS: '1',
 };
