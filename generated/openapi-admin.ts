@@ -3117,6 +3117,30 @@ export interface components {
             last_change_at: components["schemas"]["NullableTimestamp"];
             /** @description When the last first sync or re-sync finished. */
             last_sync_at: components["schemas"]["NullableTimestamp"];
+            /**
+             * @description HubSpot: the calls left today in the portal's daily API limit, as HubSpot's last answer said it
+             *     (`X-HubSpot-RateLimit-Daily-Remaining`); null until a response carried it, and for Salesforce.
+             */
+            daily_limit_remaining: number | null;
+            /**
+             * @description HubSpot: the last reconciliation poll (a search by `hs_lastmodifieddate` that applies what no webhook
+             *     brought); null until one ran, and for Salesforce.
+             */
+            reconciliation: null | {
+                /** @description When the poll ended. */
+                at: components["schemas"]["Timestamp"];
+                /**
+                 * @description The modification time it searched from: the previous poll's start (the first time, the newest change
+                 *     seen), less the overlap.
+                 */
+                searched_from: components["schemas"]["Timestamp"];
+                /** @description Deals the search returned. */
+                read: number;
+                /** @description Deals whose version no webhook had applied, applied by the poll. */
+                repaired: number;
+                /** @description The first 20 of the repaired deals' ids. */
+                repaired_deal_ids: string[];
+            };
             created_at: components["schemas"]["Timestamp"];
         };
         /**

@@ -77,3 +77,25 @@ export function announceNewCluster(clusterDir: string): void {
 export function adminLogger(): Logger {
   return createLogger(cliLogLevel());
 }
+
+/**
+ * A `quotient worker`'s share of the CRM connectors' background work (docs/connectors.md, "Where it runs"): HubSpot's
+ * syncs and reconciliation polls, each under its connection's lease, over the composition's services on a small pool
+ * of its own. `stop` ends the work in hand (its leases let go) and the pool.
+ */
+export function startConnectorWork(database: OpenDatabase, config: Config, logger: Logger): { stop(): Promise<void> } {
+  const pool = createSqlPool(
+    database.url,
+    3,
+    (error) => logger.warn({ err: error }, 'an idle database connection of the connectors pool failed'),
+    { timeouts: config.databaseTimeouts },
+  );
+  const services = composeServices({ db: database.db, pool, config, recompute: { concurrency: 1 } });
+  services.admin.connections.startHubSpotWork(logger);
+  return {
+    stop: async () => {
+      await services.admin.connections.close();
+      await pool.end();
+    },
+  };
+}

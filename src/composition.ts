@@ -11,6 +11,7 @@ import { AdminAccounts, AdminSessions } from './services/adminIdentity.ts';
 import { EarningsRecompute, type RecomputeProgressReport } from './services/adminRecompute.ts';
 import { StatementApprovals } from './services/approvals.ts';
 import { ConnectionAdmin } from './services/connectors/connectionAdmin.ts';
+import { HubSpotPoller } from './services/connectors/hubspotPoll.ts';
 import { HubSpotSync } from './services/connectors/hubspotSync.ts';
 import { HubSpotWebhooks } from './services/connectors/hubspotWebhooks.ts';
 import { SalesforceCdc } from './services/connectors/salesforceCdc.ts';
@@ -244,10 +245,18 @@ export function composeServices(input: CompositionInput): Services {
     ...clock,
   });
   const pubSubUrl = config.connectors.salesforcePubSubUrl;
+  const hubspotSync = new HubSpotSync(db, dealEventBatch, {
+    secrets,
+    endpoints: { apiUrl: config.connectors.hubspotApiUrl, authorizeUrl: config.connectors.hubspotAuthorizeUrl },
+    patience: { retries: 5, maxWaitMs: config.connectors.hubspotRetryWaitMaxMs },
+    reconcileOverlapMs: config.connectors.hubspotReconcileOverlapMs,
+    ...clock,
+  });
   const connections = new ConnectionAdmin(db, {
-    hubspot: new HubSpotSync(db, dealEventBatch, {
-      secrets,
-      endpoints: { apiUrl: config.connectors.hubspotApiUrl, authorizeUrl: config.connectors.hubspotAuthorizeUrl },
+    hubspot: hubspotSync,
+    poller: new HubSpotPoller(db, hubspotSync, {
+      leaseMs: config.connectors.salesforceLeaseMs,
+      reconcileMs: config.connectors.hubspotReconcileMs,
       ...clock,
     }),
     salesforce: salesforceSync,

@@ -69,6 +69,21 @@ export interface ConnectorSettings {
    * (60 unless set): how soon another process takes a dead holder's connections over.
    */
   salesforceLeaseMs: number;
+  /**
+   * QUOTIENT_HUBSPOT_RECONCILE_SECONDS: how often each HubSpot connection's reconciliation poll runs (900 unless set,
+   * at least 10): its search by `hs_lastmodifieddate` for what no webhook brought.
+   */
+  hubspotReconcileMs: number;
+  /**
+   * QUOTIENT_HUBSPOT_RECONCILE_OVERLAP_SECONDS: how far before the previous poll's start the next one searches (300
+   * unless set): HubSpot's search index trails its records by seconds, and the clocks differ.
+   */
+  hubspotReconcileOverlapMs: number;
+  /**
+   * QUOTIENT_HUBSPOT_RETRY_WAIT_MAX_SECONDS: the longest one wait for a 429's `Retry-After` inside a sync or poll (10
+   * unless set); after 5 waits in a row the sync is left `syncing`, resumed at the next round.
+   */
+  hubspotRetryWaitMaxMs: number;
 }
 
 /** Where rate-limit counts live (src/access/rateLimitStore.ts). */
@@ -165,6 +180,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { po
       salesforcePubSubUrl: pubSubUrl(env.QUOTIENT_SALESFORCE_PUBSUB_URL),
       salesforceLeaseMs:
         integer('QUOTIENT_SALESFORCE_LEASE_SECONDS', env.QUOTIENT_SALESFORCE_LEASE_SECONDS, 60, 1, 3600) * 1000,
+      hubspotReconcileMs:
+        integer('QUOTIENT_HUBSPOT_RECONCILE_SECONDS', env.QUOTIENT_HUBSPOT_RECONCILE_SECONDS, 900, 10, 86_400) * 1000,
+      hubspotReconcileOverlapMs:
+        integer(
+          'QUOTIENT_HUBSPOT_RECONCILE_OVERLAP_SECONDS',
+          env.QUOTIENT_HUBSPOT_RECONCILE_OVERLAP_SECONDS,
+          300,
+          0,
+          86_400,
+        ) * 1000,
+      hubspotRetryWaitMaxMs:
+        integer('QUOTIENT_HUBSPOT_RETRY_WAIT_MAX_SECONDS', env.QUOTIENT_HUBSPOT_RETRY_WAIT_MAX_SECONDS, 10, 1, 600) *
+        1000,
     },
     admin: {
       sessionIdleMs:

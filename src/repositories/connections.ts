@@ -29,6 +29,14 @@ export interface ConnectionRecord {
   sync_from: Date | null;
   pending_ids: string[];
   token_expires_at: Date | null;
+  /** HubSpot's `X-HubSpot-RateLimit-Daily-Remaining` as its last answer said it. */
+  daily_remaining: number | null;
+  /** HubSpot's last reconciliation poll: when it ended, what it searched from, read and repaired. */
+  reconciled_at: Date | null;
+  reconciled_from: Date | null;
+  reconciled_read: number;
+  reconciled_repaired: number;
+  reconciled_ids: string[];
   created_at: Date;
 }
 
@@ -41,7 +49,8 @@ export interface ConnectionCredentials extends ConnectionRecord {
 }
 
 const LISTED = `id, org_id, kind, status, client_id, redirect_uri, login_url, instance_url, jwt_username, account_id,
-  last_error, last_error_at, last_change_at, last_sync_at, sync_from, pending_ids, token_expires_at, created_at`;
+  last_error, last_error_at, last_change_at, last_sync_at, sync_from, pending_ids, token_expires_at, daily_remaining,
+  reconciled_at, reconciled_from, reconciled_read, reconciled_repaired, reconciled_ids, created_at`;
 const WITH_SECRETS = `${LISTED}, client_secret, private_key, access_token, refresh_token`;
 
 export async function insert(
@@ -283,9 +292,11 @@ export async function takeSubscriberLease(
   id: string,
   lease: { holder: string; now: Date; until: Date },
 ): Promise<SubscriberStand | null> {
+  // The one lease of a connection's background work, of either CRM: Salesforce's change subscriber, HubSpot's syncs
+  // and reconciliation poll (src/services/connectors/hubspotPoll.ts).
   const rows = await tx.query<SubscriberStand>({
     text: `UPDATE crm_connections SET cdc_holder = $3, cdc_lease_until = $5
-           WHERE org_id = $1 AND id = $2 AND kind = 'salesforce' AND status <> 'paused' AND account_id IS NOT NULL
+           WHERE org_id = $1 AND id = $2 AND status <> 'paused' AND account_id IS NOT NULL
              AND (cdc_holder IS NULL OR cdc_holder = $3 OR cdc_lease_until IS NULL OR cdc_lease_until < $4)
            RETURNING status, account_id, cdc_replay_id, last_change_at`,
     values: [orgId, id, lease.holder, lease.now, lease.until],
@@ -334,5 +345,55 @@ export function subscribable(tx: Transaction): Promise<Array<{ org_id: string; i
     text: `SELECT org_id, id FROM crm_connections
            WHERE kind = 'salesforce' AND status <> 'paused' AND account_id IS NOT NULL ORDER BY org_id, id`,
     values: [],
+  });
+}
+
+/**
+ * The HubSpot connections a process with the connectors' background work polls: authorized and not paused, in every
+ * org (a statement across orgs, run by each process at each round; each connection's work then takes its lease).
+ */
+export function pollable(tx: Transaction): Promise<Array<{ org_id: string; id: string }>> {
+  return tx.query<{ org_id: string; id: string }>({
+    text: `SELECT org_id, id FROM crm_connections
+           WHERE kind = 'hubspot' AND status <> 'paused' AND account_id IS NOT NULL ORDER BY org_id, id`,
+    values: [],
+  });
+}
+
+/** Where a connection's reconciliation poll starts from: the previous one's start (null: none ran yet). */
+export async function reconcileFrom(tx: Transaction, orgId: string, id: string): Promise<Date | null> {
+  const rows = await tx.query<{ reconcile_next_from: Date | null }>({
+    text: 'SELECT reconcile_next_from FROM crm_connections WHERE org_id = $1 AND id = $2',
+    values: [orgId, id],
+  });
+  return rows[0]?.reconcile_next_from ?? null;
+}
+
+/** A reconciliation poll ended: what it searched from, read and repaired, and where the next one starts. */
+export async function recordReconciliation(
+  tx: Transaction,
+  orgId: string,
+  id: string,
+  input: { from: Date; nextFrom: Date; read: number; repaired: number; repairedIds: readonly string[] },
+): Promise<void> {
+  await tx.query({
+    text: `UPDATE crm_connections
+           SET reconciled_at = now(), reconciled_from = $3, reconcile_next_from = $4, reconciled_read = $5,
+               reconciled_repaired = $6, reconciled_ids = $7::text[]
+           WHERE org_id = $1 AND id = $2`,
+    values: [orgId, id, input.from, input.nextFrom, input.read, input.repaired, input.repairedIds.slice(0, 20)],
+  });
+}
+
+/** HubSpot's daily limit as a response stated it (`X-HubSpot-RateLimit-Daily-Remaining`). */
+export async function recordDailyRemaining(
+  tx: Transaction,
+  orgId: string,
+  id: string,
+  remaining: number,
+): Promise<void> {
+  await tx.query({
+    text: 'UPDATE crm_connections SET daily_remaining = $3, daily_remaining_at = now() WHERE org_id = $1 AND id = $2',
+    values: [orgId, id, remaining],
   });
 }

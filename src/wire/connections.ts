@@ -31,6 +31,17 @@ export function toWireConnection(connection: ConnectionRecord): Schemas['Connect
     instance_url: connection.instance_url,
     last_change_at: connection.last_change_at?.toISOString() ?? null,
     last_sync_at: connection.last_sync_at?.toISOString() ?? null,
+    daily_limit_remaining: connection.kind === 'hubspot' ? (connection.daily_remaining ?? null) : null,
+    reconciliation:
+      connection.kind === 'hubspot' && connection.reconciled_at !== null
+        ? {
+            at: connection.reconciled_at.toISOString(),
+            searched_from: (connection.reconciled_from ?? connection.reconciled_at).toISOString(),
+            read: connection.reconciled_read,
+            repaired: connection.reconciled_repaired,
+            repaired_deal_ids: connection.reconciled_ids.slice(0, 20),
+          }
+        : null,
     created_at: connection.created_at.toISOString(),
   };
 }

@@ -42,6 +42,16 @@ export interface HubSpotSimulator {
   bearers: string[];
   /** The next CRM API requests answer this status and HubSpot's error body, `times` times. */
   failNext(status: number, message: string, category: string, times?: number): void;
+  /** The next CRM API requests answer HubSpot's 429 of its secondly limit, with `Retry-After` seconds. */
+  rateLimitNext(times: number, retryAfterSeconds: number): void;
+  /** The portal's daily limit's calls left (each CRM API request takes one). */
+  dailyRemaining: number;
+  /** Every search request's body, in order. */
+  searches: unknown[];
+  /** Restores an archived deal (HubSpot's restore): live again, modified now. */
+  restoreDeal(id: string, at?: Date): SimulatedDeal;
+  /** Merges `mergedId` into `primaryId` as HubSpot does: the merged deal is gone, the primary modified. */
+  mergeDeals(primaryId: string, mergedId: string, at?: Date): SimulatedDeal;
   /** Adds or changes a deal as a user would in HubSpot (its `hs_lastmodifieddate` moves on). */
   putDeal(id: string, properties: Record<string, string | null>, at?: Date): SimulatedDeal;
   /** Archives a deal (HubSpot's deletion). */
@@ -80,6 +90,9 @@ export async function startHubSpotSimulator(): Promise<HubSpotSimulator> {
     codes: new Map(),
     tokens: [],
     failures: [],
+    dailyLimit: 250_000,
+    dailyRemaining: 250_000,
+    searches: [],
   };
 
   const server = createServer(async (req, res) => {
@@ -122,6 +135,40 @@ export async function startHubSpotSimulator(): Promise<HubSpotSimulator> {
     failNext(status, message, category, times = 1) {
       for (let i = 0; i < times; i++) portal.failures.push({ status, message, category });
     },
+    rateLimitNext(times, retryAfterSeconds) {
+      for (let i = 0; i < times; i++) {
+        portal.failures.push({
+          status: 429,
+          message: 'You have reached your secondly limit.',
+          category: 'RATE_LIMITS',
+          retryAfter: retryAfterSeconds,
+        });
+      }
+    },
+    get dailyRemaining() {
+      return portal.dailyRemaining;
+    },
+    set dailyRemaining(value: number) {
+      portal.dailyRemaining = value;
+    },
+    searches: portal.searches,
+    restoreDeal(id, at) {
+      const deal = portal.deals.get(id);
+      if (!deal?.archived) throw new Error(`no archived deal ${id}`);
+      deal.archived = false;
+      deal.updatedAt = stamp(at);
+      deal.properties.hs_lastmodifieddate = deal.updatedAt;
+      return deal;
+    },
+    mergeDeals(primaryId, mergedId, at) {
+      const primary = portal.deals.get(primaryId);
+      if (!primary || !portal.deals.has(mergedId)) throw new Error(`no deals ${primaryId} and ${mergedId}`);
+      // A merged deal is not archived (it cannot be restored): it is gone, its id answers for the primary.
+      portal.deals.delete(mergedId);
+      primary.updatedAt = stamp(at);
+      primary.properties.hs_lastmodifieddate = primary.updatedAt;
+      return primary;
+    },
     putDeal(id, properties, at) {
       const modified = stamp(at);
       const existing = portal.deals.get(id);
@@ -148,6 +195,8 @@ export async function startHubSpotSimulator(): Promise<HubSpotSimulator> {
       portal.grants.length = 0;
       portal.bearers.length = 0;
       portal.failures.length = 0;
+      portal.searches.length = 0;
+      portal.dailyRemaining = portal.dailyLimit;
       portal.tokenLifetimeSeconds = 1800;
     },
     sendWebhook: (url, events, options = {}) => sendSignedWebhook(portal, url, events, options),

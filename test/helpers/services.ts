@@ -16,25 +16,31 @@ export interface TestServicesOptions {
   listeners?: CompositionInput['listeners'];
   /** The composition's clock (see CompositionInput.now): a composition of its own. */
   now?: () => Date;
+  /** Settings over the test environment's (the server's of the file, say): a composition of its own. */
+  env?: Record<string, string>;
 }
 
 const shared = new WeakMap<Database, Services>();
 
 /** Private webhook addresses are allowed, as in local development (the tests' receivers listen on localhost). */
-function testConfig() {
-  return loadConfig({ ...process.env, QUOTIENT_WEBHOOKS_ALLOW_PRIVATE: 'true' });
+function testConfig(env: Record<string, string> = {}) {
+  return loadConfig({ ...process.env, QUOTIENT_WEBHOOKS_ALLOW_PRIVATE: 'true', ...env });
 }
 
 /** The composed services; one composition per database unless a test asks for its own pool or listeners. */
 export function testServices(options: TestServicesOptions = {}): Services {
   const db = options.db ?? testDatabase();
-  const own = options.pool !== undefined || options.listeners !== undefined || options.now !== undefined;
+  const own =
+    options.pool !== undefined ||
+    options.listeners !== undefined ||
+    options.now !== undefined ||
+    options.env !== undefined;
   const composed = own ? undefined : shared.get(db);
   if (composed) return composed;
   const services = composeServices({
     db,
     pool: options.pool ?? testPool(),
-    config: testConfig(),
+    config: testConfig(options.env),
     recompute: { concurrency: 2 },
     ...(options.listeners ? { listeners: options.listeners } : {}),
     ...(options.now ? { now: options.now } : {}),

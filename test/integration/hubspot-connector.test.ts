@@ -8,10 +8,12 @@ import type { AdminClient } from '../helpers/adminClient.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
 import { startHubSpotSimulator } from '../helpers/hubspotSimulator.ts';
+import { testServices } from '../helpers/services.ts';
 
 // A HubSpot connection end to end, against a HubSpot simulator of the published protocol (test/helpers/
 // hubspotSimulator.ts) that Quotient reaches through @hubspot/api-client: OAuth, the first sync, webhooks signed with
-// the v3 signature, pause and resume, HubSpot's errors on the connection, and removal.
+// the v3 signature, pause and resume, HubSpot's errors on the connection, merges and restores, the reconciliation
+// poll, 429s waited out by their Retry-After, a sync resumed by another process's lease, and removal.
 
 type Connection = components['schemas']['Connection'];
 
@@ -23,6 +25,11 @@ const SETTINGS = {
   QUOTIENT_SECRET_KEY: randomBytes(32).toString('base64'),
   QUOTIENT_HUBSPOT_API_URL: simulator.url,
   QUOTIENT_HUBSPOT_AUTHORIZE_URL: `${simulator.url}/oauth/authorize`,
+  // The server's own rounds (every third of a lease) never come during a test: the tests run rounds and polls
+  // themselves. A 429 waits 1 s at most.
+  QUOTIENT_SALESFORCE_LEASE_SECONDS: '3600',
+  QUOTIENT_HUBSPOT_RECONCILE_SECONDS: '86400',
+  QUOTIENT_HUBSPOT_RETRY_WAIT_MAX_SECONDS: '1',
 };
 test.override('serverSettings', { env: SETTINGS, options: {} });
 
@@ -291,6 +298,160 @@ describe('HubSpot connector', () => {
     const statuses = new Map((await client.deals.listPage({})).deals.map((d) => [d.external_id, d.status]));
     assert.equal(statuses.get('6001'), 'won');
     assert.equal(statuses.get('6002'), 'won');
+  });
+
+  test('the reconciliation poll applies what no webhook brought, reports it, and changes nothing a webhook applied', async ({
+    newOrg,
+    signedIn,
+    server,
+    db,
+  }) => {
+    const { org, client } = await newOrg();
+    const { client: admin } = await signedIn('admin', org.id);
+    simulator.putDeal('10001', deal('contractsent', '100'));
+    const connection = await connect(admin);
+    const path = { params: { path: { id: connection.id } } };
+    assert.equal(connection.reconciliation, null);
+    simulator.putDeal('10001', { dealstage: 'closedwon' });
+    const sent = await simulator.sendWebhook(webhookUrl(server, connection), [
+      { objectId: 10001, subscriptionType: 'deal.propertyChange', occurredAt: Date.now() },
+    ]);
+    assert.equal(sent.status, 204, sent.body);
+    const applied = (await client.deals.listPage({})).deals.find((d) => d.external_id === '10001');
+    // A deal created while its webhook subscription was missing: only the poll can find it.
+    simulator.putDeal('10002', deal('closedwon', '400'));
+    // The poll's first call meets HubSpot's secondly limit: waited out by its Retry-After, then answered.
+    simulator.rateLimitNext(1, 1);
+
+    const services = testServices({ db, env: SETTINGS });
+    try {
+      await services.admin.connections.reconcileNow(org.id, connection.id);
+      const polled = (await admin.api.GET('/admin/v1/connections/{id}', path)).data;
+      assert.equal(polled?.status, 'connected');
+      assert.equal(polled?.error, null);
+      assert.equal(polled?.reconciliation?.read, 2);
+      assert.equal(polled?.reconciliation?.repaired, 1);
+      assert.deepEqual(polled?.reconciliation?.repaired_deal_ids, ['10002']);
+      assert.equal(polled?.daily_limit_remaining, simulator.dailyRemaining);
+      const search = simulator.searches[0] as { filterGroups: Array<{ filters: Array<Record<string, string>> }> };
+      assert.equal(search.filterGroups[0]?.filters[0]?.propertyName, 'hs_lastmodifieddate');
+      assert.equal(search.filterGroups[0]?.filters[0]?.operator, 'GTE');
+      const found = new Map((await client.deals.listPage({})).deals.map((d) => [d.external_id, d]));
+      assert.equal(found.get('10002')?.status, 'won');
+      assert.equal(found.get('10001')?.version, applied?.version, "the webhook's version is not applied twice");
+
+      // The next poll overlaps the last: it reads them again and repairs nothing.
+      await services.admin.connections.reconcileNow(org.id, connection.id);
+      const again = (await admin.api.GET('/admin/v1/connections/{id}', path)).data;
+      assert.equal(again?.reconciliation?.repaired, 0);
+      assert.equal(again?.reconciliation?.read, 2);
+    } finally {
+      await services.admin.connections.close();
+    }
+  });
+
+  test('a merge deletes the merged-away deal and applies the one that remains; a restore applies it again', async ({
+    newOrg,
+    signedIn,
+    server,
+  }) => {
+    const { org, client } = await newOrg();
+    const { client: admin } = await signedIn('admin', org.id);
+    simulator.putDeal('11001', deal('closedwon', '1000'));
+    simulator.putDeal('11002', deal('closedwon', '500'));
+    const connection = await connect(admin);
+    simulator.mergeDeals('11001', '11002');
+    simulator.putDeal('11001', { amount: '1500' });
+    const merged = await simulator.sendWebhook(webhookUrl(server, connection), [
+      {
+        objectId: 11001,
+        subscriptionType: 'deal.merge',
+        primaryObjectId: 11001,
+        mergedObjectIds: [11002],
+        numberOfPropertiesMoved: 1,
+        occurredAt: Date.now(),
+      },
+    ]);
+    assert.equal(merged.status, 204, merged.body);
+    const statuses = async () =>
+      new Map(
+        [
+          ...(await client.deals.listPage({ limit: 100 })).deals,
+          ...(await client.deals.listPage({ limit: 100, status: 'deleted' })).deals,
+        ].map((d) => [d.external_id, d]),
+      );
+    let found = await statuses();
+    assert.equal(found.get('11002')?.status, 'deleted');
+    assert.equal(found.get('11001')?.status, 'won');
+    assert.equal(found.get('11001')?.state.amount_cents, 150_000);
+
+    simulator.archiveDeal('11001');
+    await simulator.sendWebhook(webhookUrl(server, connection), [
+      { objectId: 11001, subscriptionType: 'deal.deletion', occurredAt: Date.now() },
+    ]);
+    assert.equal((await statuses()).get('11001')?.status, 'deleted');
+    simulator.restoreDeal('11001');
+    const restored = await simulator.sendWebhook(webhookUrl(server, connection), [
+      { objectId: 11001, subscriptionType: 'deal.restore', occurredAt: Date.now() },
+    ]);
+    assert.equal(restored.status, 204, restored.body);
+    found = await statuses();
+    assert.equal(found.get('11001')?.status, 'won');
+    assert.equal(found.get('11001')?.state.amount_cents, 150_000);
+  });
+
+  test("a re-sync HubSpot's rate limit outlasts stays syncing, and the next holder of the lease resumes it", async ({
+    newOrg,
+    signedIn,
+    db,
+  }) => {
+    const { org, client } = await newOrg();
+    const { client: admin } = await signedIn('admin', org.id);
+    simulator.putDeal('12001', deal('contractsent', '100'));
+    const connection = await connect(admin);
+    const path = { params: { path: { id: connection.id } } };
+    simulator.putDeal('12001', { dealstage: 'closedwon' });
+    // More 429s in a row than a sync waits out (5 waits per call, 100 ms each at least: never a tight loop), for
+    // both of its first calls (the pipelines and the owners, read at once).
+    simulator.rateLimitNext(12, 0);
+    const resync = await admin.api.POST('/admin/v1/connections/{id}/resync', {
+      ...path,
+      body: { from: new Date(Date.now() - 60_000).toISOString() },
+    });
+    assert.equal(resync.response.status, 200, JSON.stringify(resync.error));
+    let cut: Connection | undefined;
+    for (let attempt = 0; attempt < 400 && !cut?.error; attempt++) {
+      cut = (await admin.api.GET('/admin/v1/connections/{id}', path)).data;
+      if (!cut?.error) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    assert.equal(cut?.status, 'syncing', 'a rate limit never stops a sync failing');
+    assert.match(cut?.error ?? '', /429 RATE_LIMITS/);
+    assert.equal((await client.deals.listPage({})).deals[0]?.status, 'open');
+
+    const services = testServices({ db, env: SETTINGS });
+    try {
+      // Another process holds the connection's lease: this one leaves the sync to it.
+      await db.crmConnection.update({
+        where: { org_id_id: { org_id: org.id, id: connection.id } },
+        data: { cdc_holder: 'another-process', cdc_lease_until: new Date(Date.now() + 60_000) },
+      });
+      await services.admin.connections.hubspotRound();
+      assert.equal((await admin.api.GET('/admin/v1/connections/{id}', path)).data?.status, 'syncing');
+      // Its holder died: the lease lapses, and this process's next round resumes the sync.
+      await db.crmConnection.update({
+        where: { org_id_id: { org_id: org.id, id: connection.id } },
+        data: { cdc_lease_until: new Date(Date.now() - 1000) },
+      });
+      await services.admin.connections.hubspotRound();
+      const resumed = (await admin.api.GET('/admin/v1/connections/{id}', path)).data;
+      assert.equal(resumed?.status, 'connected');
+      assert.equal(resumed?.error, null);
+      assert.equal((await client.deals.listPage({})).deals[0]?.status, 'won');
+      const lease = await db.crmConnection.findFirst({ where: { org_id: org.id, id: connection.id } });
+      assert.equal(lease?.cdc_holder, null, 'the lease is let go once the work ends');
+    } finally {
+      await services.admin.connections.close();
+    }
   });
 
   test('a token about to expire is refreshed before the next call', async ({ newOrg, signedIn, server }) => {

@@ -57,6 +57,13 @@ const CROSS_ORG: Exception[] = [
     timer: true,
   },
   {
+    fragment: "SELECT org_id, id FROM crm_connections WHERE kind = 'hubspot'",
+    tables: ['crm_connections'],
+    reason: "a serving or worker process's round: the HubSpot connections of every org whose due work it may take",
+    // On the connectors' timer (src/services/connectors/hubspotPoll.ts): a run may not see it.
+    timer: true,
+  },
+  {
     fragment: 'UPDATE api_keys k SET last_used_at = GREATEST(k.last_used_at, u.used_at)',
     tables: ['api_keys'],
     reason: "the batched flush of the keys' last-used times, of every key used since the last flush, whatever its org",

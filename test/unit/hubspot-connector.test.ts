@@ -6,9 +6,11 @@ import {
   dealEventsOf,
   dealRecord,
   matchOwners,
+  mergeOf,
   pendingEntry,
   pendingEvents,
   portalMapping,
+  retryWaitMs,
   stagesOf,
   versionKey,
 } from '../../src/domain/connectors/hubspot.ts';
@@ -98,6 +100,36 @@ describe('HubSpot: pipelines, records and the mapping', () => {
         ['9', '9', 'new'],
       ],
     );
+  });
+
+  test('merges: the deals merged away are deletions, the one that remains (the new one, else the winner) a change', () => {
+    assert.deepEqual(
+      dealEventsOf([
+        { objectId: 10, subscriptionType: 'deal.merge', primaryObjectId: 10, mergedObjectIds: [11, 12], occurredAt: 9 },
+      ]),
+      [
+        { dealId: '11', kind: 'deletion', occurredAt: 9 },
+        { dealId: '12', kind: 'deletion', occurredAt: 9 },
+        { dealId: '10', kind: 'change', occurredAt: 9 },
+      ],
+    );
+    // A merge that created a new record: both the winner and the merged deal are gone.
+    assert.deepEqual(mergeOf({ objectId: 10, primaryObjectId: 10, mergedObjectIds: [11], newObjectId: 20 }), {
+      survivor: '20',
+      mergedAway: ['10', '11'],
+    });
+    assert.equal(mergeOf({ objectId: 10, mergedObjectIds: 'x' }), null);
+    assert.equal(mergeOf({ objectId: 10, mergedObjectIds: [{}] }), null);
+    assert.equal(dealEventsOf([{ subscriptionType: 'deal.merge', mergedObjectIds: [1] }]), null);
+  });
+
+  test("a 429's wait: its Retry-After in seconds, else doubling from 1 s; never under 100 ms, never over the cap", () => {
+    assert.equal(retryWaitMs('2', 0, 10_000), 2000);
+    assert.equal(retryWaitMs(undefined, 0, 10_000), 1000);
+    assert.equal(retryWaitMs(undefined, 3, 10_000), 8000);
+    assert.equal(retryWaitMs('0', 0, 10_000), 100);
+    assert.equal(retryWaitMs('3600', 0, 10_000), 10_000);
+    assert.equal(retryWaitMs('soon', 1, 10_000), 2000);
   });
 
   test('webhook batches: deal events by kind, other objects ignored, anything else refused', () => {

@@ -870,6 +870,14 @@ export const CrmConnectionScalarFieldEnum = {
   cdc_replay_id: 'cdc_replay_id',
   cdc_holder: 'cdc_holder',
   cdc_lease_until: 'cdc_lease_until',
+  daily_remaining: 'daily_remaining',
+  daily_remaining_at: 'daily_remaining_at',
+  reconciled_at: 'reconciled_at',
+  reconciled_from: 'reconciled_from',
+  reconcile_next_from: 'reconcile_next_from',
+  reconciled_read: 'reconciled_read',
+  reconciled_repaired: 'reconciled_repaired',
+  reconciled_ids: 'reconciled_ids',
   created_at: 'created_at'
 } as const
 

@@ -20,8 +20,22 @@ export type CrmConnectionModel = runtime.Types.Result.DefaultSelection<Prisma.$C
 
 export type AggregateCrmConnection = {
   _count: CrmConnectionCountAggregateOutputType | null
+  _avg: CrmConnectionAvgAggregateOutputType | null
+  _sum: CrmConnectionSumAggregateOutputType | null
   _min: CrmConnectionMinAggregateOutputType | null
   _max: CrmConnectionMaxAggregateOutputType | null
+}
+
+export type CrmConnectionAvgAggregateOutputType = {
+  daily_remaining: number | null
+  reconciled_read: number | null
+  reconciled_repaired: number | null
+}
+
+export type CrmConnectionSumAggregateOutputType = {
+  daily_remaining: number | null
+  reconciled_read: number | null
+  reconciled_repaired: number | null
 }
 
 export type CrmConnectionMinAggregateOutputType = {
@@ -49,6 +63,13 @@ export type CrmConnectionMinAggregateOutputType = {
   cdc_replay_id: string | null
   cdc_holder: string | null
   cdc_lease_until: Date | null
+  daily_remaining: number | null
+  daily_remaining_at: Date | null
+  reconciled_at: Date | null
+  reconciled_from: Date | null
+  reconcile_next_from: Date | null
+  reconciled_read: number | null
+  reconciled_repaired: number | null
   created_at: Date | null
 }
 
@@ -77,6 +98,13 @@ export type CrmConnectionMaxAggregateOutputType = {
   cdc_replay_id: string | null
   cdc_holder: string | null
   cdc_lease_until: Date | null
+  daily_remaining: number | null
+  daily_remaining_at: Date | null
+  reconciled_at: Date | null
+  reconciled_from: Date | null
+  reconcile_next_from: Date | null
+  reconciled_read: number | null
+  reconciled_repaired: number | null
   created_at: Date | null
 }
 
@@ -106,10 +134,30 @@ export type CrmConnectionCountAggregateOutputType = {
   cdc_replay_id: number
   cdc_holder: number
   cdc_lease_until: number
+  daily_remaining: number
+  daily_remaining_at: number
+  reconciled_at: number
+  reconciled_from: number
+  reconcile_next_from: number
+  reconciled_read: number
+  reconciled_repaired: number
+  reconciled_ids: number
   created_at: number
   _all: number
 }
 
+
+export type CrmConnectionAvgAggregateInputType = {
+  daily_remaining?: true
+  reconciled_read?: true
+  reconciled_repaired?: true
+}
+
+export type CrmConnectionSumAggregateInputType = {
+  daily_remaining?: true
+  reconciled_read?: true
+  reconciled_repaired?: true
+}
 
 export type CrmConnectionMinAggregateInputType = {
   id?: true
@@ -136,6 +184,13 @@ export type CrmConnectionMinAggregateInputType = {
   cdc_replay_id?: true
   cdc_holder?: true
   cdc_lease_until?: true
+  daily_remaining?: true
+  daily_remaining_at?: true
+  reconciled_at?: true
+  reconciled_from?: true
+  reconcile_next_from?: true
+  reconciled_read?: true
+  reconciled_repaired?: true
   created_at?: true
 }
 
@@ -164,6 +219,13 @@ export type CrmConnectionMaxAggregateInputType = {
   cdc_replay_id?: true
   cdc_holder?: true
   cdc_lease_until?: true
+  daily_remaining?: true
+  daily_remaining_at?: true
+  reconciled_at?: true
+  reconciled_from?: true
+  reconcile_next_from?: true
+  reconciled_read?: true
+  reconciled_repaired?: true
   created_at?: true
 }
 
@@ -193,6 +255,14 @@ export type CrmConnectionCountAggregateInputType = {
   cdc_replay_id?: true
   cdc_holder?: true
   cdc_lease_until?: true
+  daily_remaining?: true
+  daily_remaining_at?: true
+  reconciled_at?: true
+  reconciled_from?: true
+  reconcile_next_from?: true
+  reconciled_read?: true
+  reconciled_repaired?: true
+  reconciled_ids?: true
   created_at?: true
   _all?: true
 }
@@ -235,6 +305,18 @@ export type CrmConnectionAggregateArgs<ExtArgs extends runtime.Types.Extensions.
   /**
    * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
    * 
+   * Select which fields to average
+  **/
+  _avg?: CrmConnectionAvgAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
+   * Select which fields to sum
+  **/
+  _sum?: CrmConnectionSumAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
    * Select which fields to find the minimum value
   **/
   _min?: CrmConnectionMinAggregateInputType
@@ -265,6 +347,8 @@ export type CrmConnectionGroupByArgs<ExtArgs extends runtime.Types.Extensions.In
   take?: number
   skip?: number
   _count?: CrmConnectionCountAggregateInputType | true
+  _avg?: CrmConnectionAvgAggregateInputType
+  _sum?: CrmConnectionSumAggregateInputType
   _min?: CrmConnectionMinAggregateInputType
   _max?: CrmConnectionMaxAggregateInputType
 }
@@ -295,8 +379,18 @@ export type CrmConnectionGroupByOutputType = {
   cdc_replay_id: string | null
   cdc_holder: string | null
   cdc_lease_until: Date | null
+  daily_remaining: number | null
+  daily_remaining_at: Date | null
+  reconciled_at: Date | null
+  reconciled_from: Date | null
+  reconcile_next_from: Date | null
+  reconciled_read: number
+  reconciled_repaired: number
+  reconciled_ids: string[]
   created_at: Date
   _count: CrmConnectionCountAggregateOutputType | null
+  _avg: CrmConnectionAvgAggregateOutputType | null
+  _sum: CrmConnectionSumAggregateOutputType | null
   _min: CrmConnectionMinAggregateOutputType | null
   _max: CrmConnectionMaxAggregateOutputType | null
 }
@@ -345,6 +439,14 @@ export type CrmConnectionWhereInput = {
   cdc_replay_id?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   cdc_holder?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   cdc_lease_until?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  daily_remaining?: Prisma.IntNullableFilter<"CrmConnection"> | number | null
+  daily_remaining_at?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  reconciled_at?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  reconciled_from?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  reconcile_next_from?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  reconciled_read?: Prisma.IntFilter<"CrmConnection"> | number
+  reconciled_repaired?: Prisma.IntFilter<"CrmConnection"> | number
+  reconciled_ids?: Prisma.StringNullableListFilter<"CrmConnection">
   created_at?: Prisma.DateTimeFilter<"CrmConnection"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
 }
@@ -375,6 +477,14 @@ export type CrmConnectionOrderByWithRelationInput = {
   cdc_replay_id?: Prisma.SortOrderInput | Prisma.SortOrder
   cdc_holder?: Prisma.SortOrderInput | Prisma.SortOrder
   cdc_lease_until?: Prisma.SortOrderInput | Prisma.SortOrder
+  daily_remaining?: Prisma.SortOrderInput | Prisma.SortOrder
+  daily_remaining_at?: Prisma.SortOrderInput | Prisma.SortOrder
+  reconciled_at?: Prisma.SortOrderInput | Prisma.SortOrder
+  reconciled_from?: Prisma.SortOrderInput | Prisma.SortOrder
+  reconcile_next_from?: Prisma.SortOrderInput | Prisma.SortOrder
+  reconciled_read?: Prisma.SortOrder
+  reconciled_repaired?: Prisma.SortOrder
+  reconciled_ids?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   org?: Prisma.OrgOrderByWithRelationInput
 }
@@ -410,6 +520,14 @@ export type CrmConnectionWhereUniqueInput = Prisma.AtLeast<{
   cdc_replay_id?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   cdc_holder?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   cdc_lease_until?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  daily_remaining?: Prisma.IntNullableFilter<"CrmConnection"> | number | null
+  daily_remaining_at?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  reconciled_at?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  reconciled_from?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  reconcile_next_from?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  reconciled_read?: Prisma.IntFilter<"CrmConnection"> | number
+  reconciled_repaired?: Prisma.IntFilter<"CrmConnection"> | number
+  reconciled_ids?: Prisma.StringNullableListFilter<"CrmConnection">
   created_at?: Prisma.DateTimeFilter<"CrmConnection"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
 }, "org_id_id" | "org_id_oauth_state">
@@ -440,10 +558,20 @@ export type CrmConnectionOrderByWithAggregationInput = {
   cdc_replay_id?: Prisma.SortOrderInput | Prisma.SortOrder
   cdc_holder?: Prisma.SortOrderInput | Prisma.SortOrder
   cdc_lease_until?: Prisma.SortOrderInput | Prisma.SortOrder
+  daily_remaining?: Prisma.SortOrderInput | Prisma.SortOrder
+  daily_remaining_at?: Prisma.SortOrderInput | Prisma.SortOrder
+  reconciled_at?: Prisma.SortOrderInput | Prisma.SortOrder
+  reconciled_from?: Prisma.SortOrderInput | Prisma.SortOrder
+  reconcile_next_from?: Prisma.SortOrderInput | Prisma.SortOrder
+  reconciled_read?: Prisma.SortOrder
+  reconciled_repaired?: Prisma.SortOrder
+  reconciled_ids?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   _count?: Prisma.CrmConnectionCountOrderByAggregateInput
+  _avg?: Prisma.CrmConnectionAvgOrderByAggregateInput
   _max?: Prisma.CrmConnectionMaxOrderByAggregateInput
   _min?: Prisma.CrmConnectionMinOrderByAggregateInput
+  _sum?: Prisma.CrmConnectionSumOrderByAggregateInput
 }
 
 export type CrmConnectionScalarWhereWithAggregatesInput = {
@@ -475,6 +603,14 @@ export type CrmConnectionScalarWhereWithAggregatesInput = {
   cdc_replay_id?: Prisma.StringNullableWithAggregatesFilter<"CrmConnection"> | string | null
   cdc_holder?: Prisma.StringNullableWithAggregatesFilter<"CrmConnection"> | string | null
   cdc_lease_until?: Prisma.DateTimeNullableWithAggregatesFilter<"CrmConnection"> | Date | string | null
+  daily_remaining?: Prisma.IntNullableWithAggregatesFilter<"CrmConnection"> | number | null
+  daily_remaining_at?: Prisma.DateTimeNullableWithAggregatesFilter<"CrmConnection"> | Date | string | null
+  reconciled_at?: Prisma.DateTimeNullableWithAggregatesFilter<"CrmConnection"> | Date | string | null
+  reconciled_from?: Prisma.DateTimeNullableWithAggregatesFilter<"CrmConnection"> | Date | string | null
+  reconcile_next_from?: Prisma.DateTimeNullableWithAggregatesFilter<"CrmConnection"> | Date | string | null
+  reconciled_read?: Prisma.IntWithAggregatesFilter<"CrmConnection"> | number
+  reconciled_repaired?: Prisma.IntWithAggregatesFilter<"CrmConnection"> | number
+  reconciled_ids?: Prisma.StringNullableListFilter<"CrmConnection">
   created_at?: Prisma.DateTimeWithAggregatesFilter<"CrmConnection"> | Date | string
 }
 
@@ -503,6 +639,14 @@ export type CrmConnectionCreateInput = {
   cdc_replay_id?: string | null
   cdc_holder?: string | null
   cdc_lease_until?: Date | string | null
+  daily_remaining?: number | null
+  daily_remaining_at?: Date | string | null
+  reconciled_at?: Date | string | null
+  reconciled_from?: Date | string | null
+  reconcile_next_from?: Date | string | null
+  reconciled_read?: number
+  reconciled_repaired?: number
+  reconciled_ids?: Prisma.CrmConnectionCreatereconciled_idsInput | string[]
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutCrm_connectionsInput
 }
@@ -533,6 +677,14 @@ export type CrmConnectionUncheckedCreateInput = {
   cdc_replay_id?: string | null
   cdc_holder?: string | null
   cdc_lease_until?: Date | string | null
+  daily_remaining?: number | null
+  daily_remaining_at?: Date | string | null
+  reconciled_at?: Date | string | null
+  reconciled_from?: Date | string | null
+  reconcile_next_from?: Date | string | null
+  reconciled_read?: number
+  reconciled_repaired?: number
+  reconciled_ids?: Prisma.CrmConnectionCreatereconciled_idsInput | string[]
   created_at?: Date | string
 }
 
@@ -561,6 +713,14 @@ export type CrmConnectionUpdateInput = {
   cdc_replay_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_lease_until?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  daily_remaining?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  daily_remaining_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_from?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconcile_next_from?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_read?: Prisma.IntFieldUpdateOperationsInput | number
+  reconciled_repaired?: Prisma.IntFieldUpdateOperationsInput | number
+  reconciled_ids?: Prisma.CrmConnectionUpdatereconciled_idsInput | string[]
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutCrm_connectionsNestedInput
 }
@@ -591,6 +751,14 @@ export type CrmConnectionUncheckedUpdateInput = {
   cdc_replay_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_lease_until?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  daily_remaining?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  daily_remaining_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_from?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconcile_next_from?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_read?: Prisma.IntFieldUpdateOperationsInput | number
+  reconciled_repaired?: Prisma.IntFieldUpdateOperationsInput | number
+  reconciled_ids?: Prisma.CrmConnectionUpdatereconciled_idsInput | string[]
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -620,6 +788,14 @@ export type CrmConnectionCreateManyInput = {
   cdc_replay_id?: string | null
   cdc_holder?: string | null
   cdc_lease_until?: Date | string | null
+  daily_remaining?: number | null
+  daily_remaining_at?: Date | string | null
+  reconciled_at?: Date | string | null
+  reconciled_from?: Date | string | null
+  reconcile_next_from?: Date | string | null
+  reconciled_read?: number
+  reconciled_repaired?: number
+  reconciled_ids?: Prisma.CrmConnectionCreatereconciled_idsInput | string[]
   created_at?: Date | string
 }
 
@@ -648,6 +824,14 @@ export type CrmConnectionUpdateManyMutationInput = {
   cdc_replay_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_lease_until?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  daily_remaining?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  daily_remaining_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_from?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconcile_next_from?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_read?: Prisma.IntFieldUpdateOperationsInput | number
+  reconciled_repaired?: Prisma.IntFieldUpdateOperationsInput | number
+  reconciled_ids?: Prisma.CrmConnectionUpdatereconciled_idsInput | string[]
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -677,6 +861,14 @@ export type CrmConnectionUncheckedUpdateManyInput = {
   cdc_replay_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_lease_until?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  daily_remaining?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  daily_remaining_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_from?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconcile_next_from?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_read?: Prisma.IntFieldUpdateOperationsInput | number
+  reconciled_repaired?: Prisma.IntFieldUpdateOperationsInput | number
+  reconciled_ids?: Prisma.CrmConnectionUpdatereconciled_idsInput | string[]
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -726,7 +918,21 @@ export type CrmConnectionCountOrderByAggregateInput = {
   cdc_replay_id?: Prisma.SortOrder
   cdc_holder?: Prisma.SortOrder
   cdc_lease_until?: Prisma.SortOrder
+  daily_remaining?: Prisma.SortOrder
+  daily_remaining_at?: Prisma.SortOrder
+  reconciled_at?: Prisma.SortOrder
+  reconciled_from?: Prisma.SortOrder
+  reconcile_next_from?: Prisma.SortOrder
+  reconciled_read?: Prisma.SortOrder
+  reconciled_repaired?: Prisma.SortOrder
+  reconciled_ids?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
+}
+
+export type CrmConnectionAvgOrderByAggregateInput = {
+  daily_remaining?: Prisma.SortOrder
+  reconciled_read?: Prisma.SortOrder
+  reconciled_repaired?: Prisma.SortOrder
 }
 
 export type CrmConnectionMaxOrderByAggregateInput = {
@@ -754,6 +960,13 @@ export type CrmConnectionMaxOrderByAggregateInput = {
   cdc_replay_id?: Prisma.SortOrder
   cdc_holder?: Prisma.SortOrder
   cdc_lease_until?: Prisma.SortOrder
+  daily_remaining?: Prisma.SortOrder
+  daily_remaining_at?: Prisma.SortOrder
+  reconciled_at?: Prisma.SortOrder
+  reconciled_from?: Prisma.SortOrder
+  reconcile_next_from?: Prisma.SortOrder
+  reconciled_read?: Prisma.SortOrder
+  reconciled_repaired?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -782,7 +995,20 @@ export type CrmConnectionMinOrderByAggregateInput = {
   cdc_replay_id?: Prisma.SortOrder
   cdc_holder?: Prisma.SortOrder
   cdc_lease_until?: Prisma.SortOrder
+  daily_remaining?: Prisma.SortOrder
+  daily_remaining_at?: Prisma.SortOrder
+  reconciled_at?: Prisma.SortOrder
+  reconciled_from?: Prisma.SortOrder
+  reconcile_next_from?: Prisma.SortOrder
+  reconciled_read?: Prisma.SortOrder
+  reconciled_repaired?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
+}
+
+export type CrmConnectionSumOrderByAggregateInput = {
+  daily_remaining?: Prisma.SortOrder
+  reconciled_read?: Prisma.SortOrder
+  reconciled_repaired?: Prisma.SortOrder
 }
 
 export type CrmConnectionCreateNestedManyWithoutOrgInput = {
@@ -831,7 +1057,16 @@ export type CrmConnectionCreatepending_idsInput = {
   set: string[]
 }
 
+export type CrmConnectionCreatereconciled_idsInput = {
+  set: string[]
+}
+
 export type CrmConnectionUpdatepending_idsInput = {
+  set?: string[]
+  push?: string | string[]
+}
+
+export type CrmConnectionUpdatereconciled_idsInput = {
   set?: string[]
   push?: string | string[]
 }
@@ -861,6 +1096,14 @@ export type CrmConnectionCreateWithoutOrgInput = {
   cdc_replay_id?: string | null
   cdc_holder?: string | null
   cdc_lease_until?: Date | string | null
+  daily_remaining?: number | null
+  daily_remaining_at?: Date | string | null
+  reconciled_at?: Date | string | null
+  reconciled_from?: Date | string | null
+  reconcile_next_from?: Date | string | null
+  reconciled_read?: number
+  reconciled_repaired?: number
+  reconciled_ids?: Prisma.CrmConnectionCreatereconciled_idsInput | string[]
   created_at?: Date | string
 }
 
@@ -889,6 +1132,14 @@ export type CrmConnectionUncheckedCreateWithoutOrgInput = {
   cdc_replay_id?: string | null
   cdc_holder?: string | null
   cdc_lease_until?: Date | string | null
+  daily_remaining?: number | null
+  daily_remaining_at?: Date | string | null
+  reconciled_at?: Date | string | null
+  reconciled_from?: Date | string | null
+  reconcile_next_from?: Date | string | null
+  reconciled_read?: number
+  reconciled_repaired?: number
+  reconciled_ids?: Prisma.CrmConnectionCreatereconciled_idsInput | string[]
   created_at?: Date | string
 }
 
@@ -947,6 +1198,14 @@ export type CrmConnectionScalarWhereInput = {
   cdc_replay_id?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   cdc_holder?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   cdc_lease_until?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  daily_remaining?: Prisma.IntNullableFilter<"CrmConnection"> | number | null
+  daily_remaining_at?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  reconciled_at?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  reconciled_from?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  reconcile_next_from?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  reconciled_read?: Prisma.IntFilter<"CrmConnection"> | number
+  reconciled_repaired?: Prisma.IntFilter<"CrmConnection"> | number
+  reconciled_ids?: Prisma.StringNullableListFilter<"CrmConnection">
   created_at?: Prisma.DateTimeFilter<"CrmConnection"> | Date | string
 }
 
@@ -975,6 +1234,14 @@ export type CrmConnectionCreateManyOrgInput = {
   cdc_replay_id?: string | null
   cdc_holder?: string | null
   cdc_lease_until?: Date | string | null
+  daily_remaining?: number | null
+  daily_remaining_at?: Date | string | null
+  reconciled_at?: Date | string | null
+  reconciled_from?: Date | string | null
+  reconcile_next_from?: Date | string | null
+  reconciled_read?: number
+  reconciled_repaired?: number
+  reconciled_ids?: Prisma.CrmConnectionCreatereconciled_idsInput | string[]
   created_at?: Date | string
 }
 
@@ -1003,6 +1270,14 @@ export type CrmConnectionUpdateWithoutOrgInput = {
   cdc_replay_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_lease_until?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  daily_remaining?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  daily_remaining_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_from?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconcile_next_from?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_read?: Prisma.IntFieldUpdateOperationsInput | number
+  reconciled_repaired?: Prisma.IntFieldUpdateOperationsInput | number
+  reconciled_ids?: Prisma.CrmConnectionUpdatereconciled_idsInput | string[]
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -1031,6 +1306,14 @@ export type CrmConnectionUncheckedUpdateWithoutOrgInput = {
   cdc_replay_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_lease_until?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  daily_remaining?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  daily_remaining_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_from?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconcile_next_from?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_read?: Prisma.IntFieldUpdateOperationsInput | number
+  reconciled_repaired?: Prisma.IntFieldUpdateOperationsInput | number
+  reconciled_ids?: Prisma.CrmConnectionUpdatereconciled_idsInput | string[]
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -1059,6 +1342,14 @@ export type CrmConnectionUncheckedUpdateManyWithoutOrgInput = {
   cdc_replay_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_lease_until?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  daily_remaining?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  daily_remaining_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_from?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconcile_next_from?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_read?: Prisma.IntFieldUpdateOperationsInput | number
+  reconciled_repaired?: Prisma.IntFieldUpdateOperationsInput | number
+  reconciled_ids?: Prisma.CrmConnectionUpdatereconciled_idsInput | string[]
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -1090,6 +1381,14 @@ export type CrmConnectionSelect<ExtArgs extends runtime.Types.Extensions.Interna
   cdc_replay_id?: boolean
   cdc_holder?: boolean
   cdc_lease_until?: boolean
+  daily_remaining?: boolean
+  daily_remaining_at?: boolean
+  reconciled_at?: boolean
+  reconciled_from?: boolean
+  reconcile_next_from?: boolean
+  reconciled_read?: boolean
+  reconciled_repaired?: boolean
+  reconciled_ids?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["crmConnection"]>
@@ -1120,6 +1419,14 @@ export type CrmConnectionSelectCreateManyAndReturn<ExtArgs extends runtime.Types
   cdc_replay_id?: boolean
   cdc_holder?: boolean
   cdc_lease_until?: boolean
+  daily_remaining?: boolean
+  daily_remaining_at?: boolean
+  reconciled_at?: boolean
+  reconciled_from?: boolean
+  reconcile_next_from?: boolean
+  reconciled_read?: boolean
+  reconciled_repaired?: boolean
+  reconciled_ids?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["crmConnection"]>
@@ -1150,6 +1457,14 @@ export type CrmConnectionSelectUpdateManyAndReturn<ExtArgs extends runtime.Types
   cdc_replay_id?: boolean
   cdc_holder?: boolean
   cdc_lease_until?: boolean
+  daily_remaining?: boolean
+  daily_remaining_at?: boolean
+  reconciled_at?: boolean
+  reconciled_from?: boolean
+  reconcile_next_from?: boolean
+  reconciled_read?: boolean
+  reconciled_repaired?: boolean
+  reconciled_ids?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["crmConnection"]>
@@ -1180,10 +1495,18 @@ export type CrmConnectionSelectScalar = {
   cdc_replay_id?: boolean
   cdc_holder?: boolean
   cdc_lease_until?: boolean
+  daily_remaining?: boolean
+  daily_remaining_at?: boolean
+  reconciled_at?: boolean
+  reconciled_from?: boolean
+  reconcile_next_from?: boolean
+  reconciled_read?: boolean
+  reconciled_repaired?: boolean
+  reconciled_ids?: boolean
   created_at?: boolean
 }
 
-export type CrmConnectionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "kind" | "status" | "client_id" | "client_secret" | "redirect_uri" | "login_url" | "instance_url" | "jwt_username" | "private_key" | "oauth_state" | "account_id" | "access_token" | "refresh_token" | "token_expires_at" | "last_error" | "last_error_at" | "last_change_at" | "last_sync_at" | "sync_from" | "pending_ids" | "cdc_replay_id" | "cdc_holder" | "cdc_lease_until" | "created_at", ExtArgs["result"]["crmConnection"]>
+export type CrmConnectionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "kind" | "status" | "client_id" | "client_secret" | "redirect_uri" | "login_url" | "instance_url" | "jwt_username" | "private_key" | "oauth_state" | "account_id" | "access_token" | "refresh_token" | "token_expires_at" | "last_error" | "last_error_at" | "last_change_at" | "last_sync_at" | "sync_from" | "pending_ids" | "cdc_replay_id" | "cdc_holder" | "cdc_lease_until" | "daily_remaining" | "daily_remaining_at" | "reconciled_at" | "reconciled_from" | "reconcile_next_from" | "reconciled_read" | "reconciled_repaired" | "reconciled_ids" | "created_at", ExtArgs["result"]["crmConnection"]>
 export type CrmConnectionInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }
@@ -1225,6 +1548,14 @@ export type $CrmConnectionPayload<ExtArgs extends runtime.Types.Extensions.Inter
     cdc_replay_id: string | null
     cdc_holder: string | null
     cdc_lease_until: Date | null
+    daily_remaining: number | null
+    daily_remaining_at: Date | null
+    reconciled_at: Date | null
+    reconciled_from: Date | null
+    reconcile_next_from: Date | null
+    reconciled_read: number
+    reconciled_repaired: number
+    reconciled_ids: string[]
     created_at: Date
   }, ExtArgs["result"]["crmConnection"]>
   composites: {}
@@ -1675,6 +2006,14 @@ export interface CrmConnectionFieldRefs {
   readonly cdc_replay_id: Prisma.FieldRef<"CrmConnection", 'String'>
   readonly cdc_holder: Prisma.FieldRef<"CrmConnection", 'String'>
   readonly cdc_lease_until: Prisma.FieldRef<"CrmConnection", 'DateTime'>
+  readonly daily_remaining: Prisma.FieldRef<"CrmConnection", 'Int'>
+  readonly daily_remaining_at: Prisma.FieldRef<"CrmConnection", 'DateTime'>
+  readonly reconciled_at: Prisma.FieldRef<"CrmConnection", 'DateTime'>
+  readonly reconciled_from: Prisma.FieldRef<"CrmConnection", 'DateTime'>
+  readonly reconcile_next_from: Prisma.FieldRef<"CrmConnection", 'DateTime'>
+  readonly reconciled_read: Prisma.FieldRef<"CrmConnection", 'Int'>
+  readonly reconciled_repaired: Prisma.FieldRef<"CrmConnection", 'Int'>
+  readonly reconciled_ids: Prisma.FieldRef<"CrmConnection", 'String[]'>
   readonly created_at: Prisma.FieldRef<"CrmConnection", 'DateTime'>
 }
     

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { startConnectorWork } from '../../commandServices.ts';
 import { loadConfig } from '../../config.ts';
 import { openDatabase } from '../../db/database.ts';
 import { createLogger } from '../../lib/logger.ts';
@@ -9,7 +10,7 @@ import { print, printFailure } from '../output.ts';
 export function workerCommand(): Command {
   return new Command('worker')
     .description(
-      'deliver webhooks, apart from the API servers (run any number; set QUOTIENT_WEBHOOK_WORKER=false on `serve` to leave delivery to them)',
+      "deliver webhooks and run HubSpot connections' syncs and reconciliation polls, apart from the API servers (run any number; set QUOTIENT_WEBHOOK_WORKER=false on `serve` to leave delivery to them)",
     )
     .option('--json', 'print one JSON document once the worker runs')
     .action(async (options: { json?: boolean }) => {
@@ -35,11 +36,13 @@ export function workerCommand(): Command {
           config.webhooks.workerOrgIds ? { orgIds: config.webhooks.workerOrgIds } : {},
         );
         worker.start();
-        return { database, worker };
+        // HubSpot's syncs and reconciliation polls, under each connection's lease (docs/connectors.md).
+        const connectors = startConnectorWork(database, config, logger);
+        return { database, worker, connectors };
       })();
       exitGracefullyOnSignals(logger, 'stopping the webhook worker after the attempts in flight', async () => {
-        const { database, worker } = await starting;
-        await worker.stop();
+        const { database, worker, connectors } = await starting;
+        await Promise.all([worker.stop(), connectors.stop()]);
         await database.close();
       });
       await starting;

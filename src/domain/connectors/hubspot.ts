@@ -112,6 +112,14 @@ export function deletionKey(portalId: string, dealId: string): string {
   return `hubspot:${portalId}:${dealId}:deleted`;
 }
 
+/** The wait a 429 asks for: its `Retry-After` in seconds (HubSpot's form), else a doubling backoff; bounded. */
+export function retryWaitMs(retryAfter: string | undefined, attempt: number, maxWaitMs: number): number {
+  const seconds = retryAfter === undefined ? Number.NaN : Number(retryAfter);
+  const asked = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 1000 * 2 ** attempt;
+  // Never a tight loop: at least 100 ms between two calls the limit refused.
+  return Math.min(maxWaitMs, Math.max(100, asked));
+}
+
 /** Requests older than this are refused: HubSpot's own rule for its v3 signatures. */
 export const SIGNATURE_MAX_AGE_MS = 5 * 60 * 1000;
 
@@ -182,6 +190,14 @@ export function dealEventsOf(body: unknown): DealChangeEvent[] | null {
       return null;
     }
     if (!subscriptionType.startsWith('deal.')) continue;
+    if (subscriptionType === 'deal.merge') {
+      const merge = mergeOf(item as Record<string, unknown>);
+      if (merge === null) return null;
+      const at = typeof occurredAt === 'number' ? occurredAt : 0;
+      for (const dealId of merge.mergedAway) events.push({ dealId, kind: 'deletion', occurredAt: at });
+      events.push({ dealId: merge.survivor, kind: 'change', occurredAt: at });
+      continue;
+    }
     events.push({
       dealId: String(objectId),
       kind: subscriptionType === 'deal.deletion' ? 'deletion' : 'change',
@@ -189,6 +205,28 @@ export function dealEventsOf(body: unknown): DealChangeEvent[] | null {
     });
   }
   return events;
+}
+
+/**
+ * A `deal.merge` event as HubSpot's webhooks reference describes it: `objectId` (and `primaryObjectId`) the deal that
+ * wins, `mergedObjectIds` the deals merged into it, `newObjectId` the deal the merge created when it created one.
+ * The deal that remains is the new one, else the winner; every other deal named is merged away (a deletion).
+ */
+export function mergeOf(item: Record<string, unknown>): { survivor: string; mergedAway: string[] } | null {
+  const id = (value: unknown) =>
+    (typeof value === 'number' && Number.isFinite(value)) || (typeof value === 'string' && value !== '')
+      ? String(value)
+      : undefined;
+  const merged = item.mergedObjectIds;
+  if (merged !== undefined && !Array.isArray(merged)) return null;
+  const survivor = id(item.newObjectId) ?? id(item.primaryObjectId) ?? id(item.objectId);
+  if (survivor === undefined) return null;
+  const named = [id(item.objectId), id(item.primaryObjectId), ...(merged ?? []).map(id)];
+  if (named.some((value, index) => value === undefined && index > 1)) return null;
+  const mergedAway = [...new Set(named.filter((value): value is string => value !== undefined))].filter(
+    (value) => value !== survivor,
+  );
+  return { survivor, mergedAway };
 }
 
 /** A deletion waiting among a connection's pending records; a change waits as the bare deal id. */

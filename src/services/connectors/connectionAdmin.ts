@@ -10,6 +10,7 @@ import type { Transaction, Transactor } from '../../repositories/transaction.ts'
 import { digest, parseUrl } from './connectionInput.ts';
 import { CrmRefusal } from './crmRefusal.ts';
 import * as hubspot from './hubspotApi.ts';
+import type { HubSpotPoller } from './hubspotPoll.ts';
 import type { HubSpotSync, ReadDeal } from './hubspotSync.ts';
 import * as salesforce from './salesforceApi.ts';
 import type { SalesforceCdc, SubscriberLog } from './salesforceCdc.ts';
@@ -56,15 +57,23 @@ export class ConnectionAdmin {
   #closing = false;
   /** Salesforce's change subscribers, where Change Data Capture is on. */
   readonly #cdc: SalesforceCdc | undefined;
+  /** HubSpot's syncs and reconciliation polls under each connection's lease (src/services/connectors/hubspotPoll.ts). */
+  readonly #poller: HubSpotPoller | undefined;
 
   constructor(
     db: Transactor,
-    syncs: { hubspot: HubSpotSync; salesforce: SalesforceSync; cdc?: SalesforceCdc | undefined },
+    syncs: {
+      hubspot: HubSpotSync;
+      salesforce: SalesforceSync;
+      cdc?: SalesforceCdc | undefined;
+      poller?: HubSpotPoller | undefined;
+    },
   ) {
     this.#db = db;
     this.#hubspot = syncs.hubspot;
     this.#salesforce = syncs.salesforce;
     this.#cdc = syncs.cdc;
+    this.#poller = syncs.poller;
   }
 
   list(orgId: string): Promise<connections.ConnectionRecord[]> {
@@ -320,12 +329,33 @@ export class ConnectionAdmin {
   /** No sync starts any more; those running end (their connection stays `syncing`, re-synced on request). */
   async close(): Promise<void> {
     this.#closing = true;
-    await Promise.all([this.settled(), this.#cdc?.close()]);
+    await Promise.all([this.settled(), this.#cdc?.close(), this.#poller?.close()]);
   }
 
-  /** A serving process runs Salesforce's change subscribers (src/services/connectors/salesforceCdc.ts). */
+  /**
+   * A serving process runs Salesforce's change subscribers (src/services/connectors/salesforceCdc.ts) and takes
+   * part in HubSpot's syncs and reconciliation polls.
+   */
   async startSubscribers(log?: SubscriberLog): Promise<void> {
+    this.#poller?.serve(log);
     await this.#cdc?.serve(log);
+  }
+
+  /** HubSpot's reconciliation poll of the connection now, under its lease (what a round runs when it is due). */
+  async reconcileNow(orgId: string, id: string): Promise<void> {
+    const connection = await this.#authorized(orgId, id);
+    if (connection.kind !== 'hubspot') throw new Refusal('invalid_state', `connection ${id} is not HubSpot's`);
+    await this.#poller?.reconcileNow(orgId, id);
+  }
+
+  /** One round of HubSpot's due work in this process: what a serving or worker process runs on its timer. */
+  async hubspotRound(): Promise<void> {
+    await this.#poller?.round();
+  }
+
+  /** A `quotient worker` process takes part in HubSpot's syncs and reconciliation polls (each under its lease). */
+  startHubSpotWork(log?: SubscriberLog): void {
+    this.#poller?.serve(log);
   }
 
   #startSync(connection: Pick<connections.ConnectionRecord, 'org_id' | 'id' | 'kind'>): void {
@@ -333,9 +363,17 @@ export class ConnectionAdmin {
     const { org_id: orgId, id } = connection;
     const key = `${orgId}/${id}`;
     const before = this.#running.get(key) ?? Promise.resolve();
-    const sync = connection.kind === 'salesforce' ? this.#salesforce : this.#hubspot;
+    const stopped = () => this.#closing;
+    const poller = this.#poller;
+    // HubSpot's sync runs under the connection's lease: held elsewhere, its holder runs the sync (still `syncing`).
+    const backfill =
+      connection.kind === 'salesforce'
+        ? () => this.#salesforce.backfill(orgId, id, stopped)
+        : poller === undefined
+          ? () => this.#hubspot.backfill(orgId, id, stopped)
+          : () => poller.exclusive(orgId, id, () => this.#hubspot.backfill(orgId, id, stopped));
     const run = before
-      .then(() => sync.backfill(orgId, id, () => this.#closing))
+      .then(backfill)
       .then(() => {
         if (connection.kind === 'salesforce') this.#cdc?.start(orgId, id);
       })

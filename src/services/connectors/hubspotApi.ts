@@ -1,6 +1,6 @@
 import { Client } from '@hubspot/api-client';
 import type { HubSpotDeal, PipelineStage } from '../../domain/connectors/hubspot.ts';
-import { stagesOf } from '../../domain/connectors/hubspot.ts';
+import { retryWaitMs, stagesOf } from '../../domain/connectors/hubspot.ts';
 import { CrmRefusal } from './crmRefusal.ts';
 
 export { CrmRefusal };
@@ -13,6 +13,21 @@ export { CrmRefusal };
 export interface HubSpotEndpoints {
   apiUrl: string;
   authorizeUrl: string;
+  /** How 429s are waited out (none: answered at once, as a webhook must be) and where the daily limit is told. */
+  rate?: RateControl | undefined;
+}
+
+/**
+ * HubSpot's rate limits as a sync honours them: a 429 is waited out by its `Retry-After` (else 1, 2, 4… s), each
+ * wait at most `maxWaitMs`, at most `retries` times in a row, then refused as any other answer; every response's
+ * `X-HubSpot-RateLimit-Daily-Remaining` is handed to `onDailyRemaining`.
+ */
+export interface RateControl {
+  retries: number;
+  maxWaitMs: number;
+  onDailyRemaining?: (remaining: number) => void;
+  /** Waits; tests may count the waits (the default sleeps). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** The OAuth app of a connection. */
@@ -44,16 +59,46 @@ export function authorizationUrl(endpoints: HubSpotEndpoints, app: HubSpotApp, s
   return url.toString();
 }
 
+const DAILY_REMAINING = 'x-hubspot-ratelimit-daily-remaining';
+
 function client(endpoints: HubSpotEndpoints, accessToken?: string): Client {
-  // No retries inside the library: a refused call is recorded on the connection and its records read again later.
-  return new Client({ basePath: endpoints.apiUrl, numberOfApiCallRetries: 0, ...(accessToken ? { accessToken } : {}) });
+  // No retries inside the library: a 429 is waited out by `call` (a sync's), anything else recorded on the
+  // connection and its records read again later.
+  const told = endpoints.rate?.onDailyRemaining;
+  return new Client({
+    basePath: endpoints.apiUrl,
+    numberOfApiCallRetries: 0,
+    ...(accessToken ? { accessToken } : {}),
+    ...(told
+      ? {
+          middleware: [
+            {
+              pre: (context: unknown) => context,
+              post: (context: unknown) => {
+                const headers = (context as { headers?: Record<string, string> }).headers ?? {};
+                const remaining = Number(headers[DAILY_REMAINING]);
+                if (headers[DAILY_REMAINING] !== undefined && Number.isInteger(remaining)) told(remaining);
+                return context;
+              },
+            },
+          ],
+        }
+      : {}),
+  });
 }
 
-async function call<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    throw refusalOf(error);
+const sleeping = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function call<T>(endpoints: HubSpotEndpoints, work: () => Promise<T>): Promise<T> {
+  const rate = endpoints.rate;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      const failed = error as { code?: unknown; headers?: Record<string, string> };
+      if (rate === undefined || failed.code !== 429 || attempt >= rate.retries) throw refusalOf(error);
+      await (rate.sleep ?? sleeping)(retryWaitMs(failed.headers?.['retry-after'], attempt, rate.maxWaitMs));
+    }
   }
 }
 
@@ -84,7 +129,7 @@ function tokensOf(response: { accessToken: string; refreshToken: string; expires
 }
 
 export function exchangeCode(endpoints: HubSpotEndpoints, app: HubSpotApp, code: string, now: Date): Promise<Tokens> {
-  return call(async () =>
+  return call(endpoints, async () =>
     tokensOf(
       await client(endpoints).oauth.tokensApi.create(
         'authorization_code',
@@ -104,7 +149,7 @@ export function refreshTokens(
   refreshToken: string,
   now: Date,
 ): Promise<Tokens> {
-  return call(async () =>
+  return call(endpoints, async () =>
     tokensOf(
       await client(endpoints).oauth.tokensApi.create(
         'refresh_token',
@@ -121,7 +166,7 @@ export function refreshTokens(
 
 /** The portal (hub id) a token was granted by. */
 export function portalOf(endpoints: HubSpotEndpoints, accessToken: string): Promise<string> {
-  return call(async () => String((await client(endpoints).oauth.accessTokensApi.get(accessToken)).hubId));
+  return call(endpoints, async () => String((await client(endpoints).oauth.accessTokensApi.get(accessToken)).hubId));
 }
 
 function dealOf(object: {
@@ -138,7 +183,7 @@ export function dealsPage(
   accessToken: string,
   input: { after: string | undefined; properties: string[]; archived: boolean },
 ): Promise<{ deals: HubSpotDeal[]; after: string | undefined }> {
-  return call(async () => {
+  return call(endpoints, async () => {
     const page = await client(endpoints, accessToken).crm.deals.basicApi.getPage(
       HUBSPOT_PAGE,
       input.after,
@@ -158,7 +203,7 @@ export function readDeals(
   ids: readonly string[],
   properties: string[],
 ): Promise<HubSpotDeal[]> {
-  return call(async () => {
+  return call(endpoints, async () => {
     const api = client(endpoints, accessToken).crm.deals.batchApi;
     const found: HubSpotDeal[] = [];
     for (let start = 0; start < ids.length; start += HUBSPOT_PAGE) {
@@ -177,7 +222,7 @@ export function readDeals(
 }
 
 export function pipelineStages(endpoints: HubSpotEndpoints, accessToken: string): Promise<PipelineStage[]> {
-  return call(async () =>
+  return call(endpoints, async () =>
     stagesOf((await client(endpoints, accessToken).crm.pipelines.pipelinesApi.getAll('deals')).results),
   );
 }
@@ -188,7 +233,7 @@ export interface HubSpotOwner {
 }
 
 export function owners(endpoints: HubSpotEndpoints, accessToken: string): Promise<HubSpotOwner[]> {
-  return call(async () => {
+  return call(endpoints, async () => {
     const api = client(endpoints, accessToken).crm.owners.ownersApi;
     const found: HubSpotOwner[] = [];
     let after: string | undefined;
@@ -199,4 +244,55 @@ export function owners(endpoints: HubSpotEndpoints, accessToken: string): Promis
     } while (after !== undefined);
     return found;
   });
+}
+
+/** HubSpot's search returns at most this many results for one query (its `after` stops at 10,000). */
+export const SEARCH_RESULTS_CAP = 10_000;
+
+/** A page of the search (`POST /crm/v3/objects/deals/search`): the most this API pages at once. */
+export const SEARCH_PAGE = 200;
+
+/**
+ * The live deals modified at or after `since` (`hs_lastmodifieddate` GTE), oldest first, a page at a time through
+ * HubSpot's search; `onPage` applies each before the next is asked for. Past the search's 10,000 results the
+ * search starts again from the last modification time read (the deals read twice change nothing twice).
+ */
+export async function searchModifiedSince(
+  endpoints: HubSpotEndpoints,
+  accessToken: () => Promise<string>,
+  input: { since: Date; properties: string[] },
+  onPage: (deals: HubSpotDeal[]) => Promise<boolean | undefined>,
+): Promise<void> {
+  let since = input.since.getTime();
+  let after: string | undefined;
+  let read = 0;
+  for (;;) {
+    const token = await accessToken();
+    const page = await call(endpoints, () =>
+      client(endpoints, token).crm.deals.searchApi.doSearch({
+        // HubSpot's request as its reference writes it: the library types `operator` as its enum and `sorts` as
+        // strings, and sends both as given.
+        filterGroups: [
+          { filters: [{ propertyName: 'hs_lastmodifieddate', operator: 'GTE' as never, value: String(since) }] },
+        ],
+        sorts: [{ propertyName: 'hs_lastmodifieddate', direction: 'ASCENDING' } as never],
+        properties: input.properties,
+        limit: SEARCH_PAGE,
+        ...(after === undefined ? {} : { after }),
+      }),
+    );
+    const deals = page.results.map(dealOf);
+    if ((await onPage(deals)) === false) return;
+    read += deals.length;
+    after = page.paging?.next?.after;
+    if (after === undefined) return;
+    if (read + SEARCH_PAGE > SEARCH_RESULTS_CAP) {
+      const last = Date.parse(deals.at(-1)?.properties.hs_lastmodifieddate ?? '');
+      // Every result of this query has one modification time: nothing newer to start from, the rest is unreachable.
+      if (Number.isNaN(last) || last <= since) return;
+      since = last;
+      after = undefined;
+      read = 0;
+    }
+  }
 }

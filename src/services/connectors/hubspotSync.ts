@@ -62,17 +62,52 @@ export class HubSpotSync {
   readonly #secrets: SecretBox;
   readonly #endpoints: hubspot.HubSpotEndpoints;
   readonly #now: () => Date;
+  readonly #patience: Omit<hubspot.RateControl, 'onDailyRemaining'>;
+  readonly #overlapMs: number;
 
   constructor(
     db: Transactor,
     batch: DealEventBatch,
-    options: { secrets: SecretBox; endpoints: hubspot.HubSpotEndpoints; now?: () => Date },
+    options: {
+      secrets: SecretBox;
+      endpoints: hubspot.HubSpotEndpoints;
+      now?: () => Date;
+      /** How a sync waits out HubSpot's 429s (the webhook path never waits: HubSpot retries it). */
+      patience?: Omit<hubspot.RateControl, 'onDailyRemaining'>;
+      /** How far before the previous poll's start a reconciliation poll searches. */
+      reconcileOverlapMs?: number;
+    },
   ) {
     this.#db = db;
     this.#batch = batch;
     this.#secrets = options.secrets;
     this.#endpoints = options.endpoints;
     this.#now = options.now ?? (() => new Date());
+    this.#patience = options.patience ?? { retries: 5, maxWaitMs: 10_000 };
+    this.#overlapMs = options.reconcileOverlapMs ?? 5 * 60_000;
+  }
+
+  /**
+   * The endpoints as one piece of work calls them: a sync's waits out 429s, a webhook's does not; both note the
+   * daily limit's remaining calls, stored on the connection by `told` once the work ends.
+   */
+  #metered(patient: boolean): {
+    endpoints: hubspot.HubSpotEndpoints;
+    told: (orgId: string, id: string) => Promise<void>;
+  } {
+    let remaining: number | undefined;
+    const rate: hubspot.RateControl = {
+      ...(patient ? this.#patience : { ...this.#patience, retries: 0 }),
+      onDailyRemaining: (value) => {
+        remaining = value;
+      },
+    };
+    return {
+      endpoints: { ...this.#endpoints, rate },
+      told: async (orgId, id) => {
+        if (remaining !== undefined) await connections.recordDailyRemaining(this.#db.statements, orgId, id, remaining);
+      },
+    };
   }
 
   get endpoints(): hubspot.HubSpotEndpoints {
@@ -98,7 +133,10 @@ export class HubSpotSync {
   }
 
   /** The connection's access token, refreshed first (and stored sealed) when it expires within the margin. */
-  async accessToken(connection: connections.ConnectionCredentials): Promise<string> {
+  async accessToken(
+    connection: connections.ConnectionCredentials,
+    endpoints: hubspot.HubSpotEndpoints = this.#endpoints,
+  ): Promise<string> {
     const { org_id: orgId, id } = connection;
     if (!connection.access_token || !connection.refresh_token) {
       throw new Refusal('invalid_state', `connection ${id} is not authorized yet: authorize it first`);
@@ -108,7 +146,7 @@ export class HubSpotSync {
       return this.#secrets.open(connection.access_token, sealedBinding(orgId, id, 'access_token'));
     }
     const refreshToken = this.#secrets.open(connection.refresh_token, sealedBinding(orgId, id, 'refresh_token'));
-    const tokens = await hubspot.refreshTokens(this.#endpoints, this.appOf(connection), refreshToken, this.#now());
+    const tokens = await hubspot.refreshTokens(endpoints, this.appOf(connection), refreshToken, this.#now());
     await connections.storeTokens(this.#db.statements, orgId, id, {
       accessToken: this.seal(orgId, id, 'access_token', tokens.accessToken),
       refreshToken: this.seal(orgId, id, 'refresh_token', tokens.refreshToken),
@@ -121,10 +159,14 @@ export class HubSpotSync {
   }
 
   /** The portal's mapping, from its pipelines and owners and the org's reps. */
-  async portalMapping(orgId: string, token: string): Promise<PortalMapping> {
+  async portalMapping(
+    orgId: string,
+    token: string,
+    endpoints: hubspot.HubSpotEndpoints = this.#endpoints,
+  ): Promise<PortalMapping> {
     const [stages, owners] = await Promise.all([
-      hubspot.pipelineStages(this.#endpoints, token),
-      hubspot.owners(this.#endpoints, token),
+      hubspot.pipelineStages(endpoints, token),
+      hubspot.owners(endpoints, token),
     ]);
     const candidates = owners.flatMap((owner) => [
       owner.id,
@@ -193,32 +235,54 @@ export class HubSpotSync {
   }
 
   /**
-   * Reads every deal of the portal (or those modified since the connection's `sync_from`), live and archived, and
-   * applies them a page at a time: the first sync, or a re-sync. Archived deals the org has become deleted deals.
-   * When `stopped` (the process closes), it ends after the page it applied; the connection stays `syncing`.
+   * Reads every deal of the portal, live and archived, and applies them a page at a time: the first sync. A re-sync
+   * from a time (`sync_from`) searches the live deals modified since (`hs_lastmodifieddate` GTE, HubSpot's search)
+   * instead of paging every one, then pages the archived ones. Archived deals the org has become deleted deals. When
+   * `stopped` (the process closes), it ends after the page it applied; the connection stays `syncing`, and the next
+   * holder of its lease runs it again (what was applied changes nothing twice). A 429 is waited out by its
+   * `Retry-After`; one that outlasts the waits leaves the connection `syncing` with HubSpot's error, resumed the same
+   * way: a rate limit never stops a sync `failing`.
    */
   async backfill(orgId: string, connectionId: string, stopped: () => boolean): Promise<void> {
     const connection = await connections.findCredentials(this.#db.statements, orgId, connectionId);
     if (!connection?.account_id) return;
+    const portalId = connection.account_id;
+    const { endpoints, told } = this.#metered(true);
     try {
-      const token = await this.accessToken(connection);
-      const portal = await this.portalMapping(orgId, token);
+      const token = await this.accessToken(connection, endpoints);
+      const portal = await this.portalMapping(orgId, token, endpoints);
       const properties = dealProperties(portal.mapping);
-      const since = connection.sync_from?.getTime();
+      const since = connection.sync_from;
       const problems: string[] = [];
       let lastChange: Date | null = null;
-      for (const archived of [false, true]) {
+      const take = async (deals: readonly HubSpotDeal[]) => {
+        const applied = await this.apply(orgId, portalId, portal, deals, []);
+        problems.push(...applied.problems);
+        lastChange = latest(lastChange, applied.lastChange);
+      };
+      let cut = false;
+      if (since !== null) {
+        await hubspot.searchModifiedSince(
+          endpoints,
+          () => this.accessToken(connection, endpoints),
+          { since, properties },
+          async (deals) => {
+            await take(deals);
+            cut = stopped();
+            return !cut;
+          },
+        );
+        if (cut) return;
+      }
+      for (const archived of since === null ? [false, true] : [true]) {
         let after: string | undefined;
         do {
-          const page = await hubspot.dealsPage(this.#endpoints, await this.accessToken(connection), {
+          const page = await hubspot.dealsPage(endpoints, await this.accessToken(connection, endpoints), {
             after,
             properties,
             archived,
           });
-          const chosen = page.deals.filter((deal) => since === undefined || modifiedAt(deal) >= since);
-          const applied = await this.apply(orgId, connection.account_id, portal, chosen, []);
-          problems.push(...applied.problems);
-          lastChange = latest(lastChange, applied.lastChange);
+          await take(page.deals.filter((deal) => since === null || modifiedAt(deal) >= since.getTime()));
           after = page.after;
           if (stopped()) return;
         } while (after !== undefined);
@@ -231,7 +295,76 @@ export class HubSpotSync {
       await this.reportProblems(orgId, connectionId, problems);
     } catch (error) {
       if (!(error instanceof hubspot.CrmRefusal)) throw error;
-      await connections.recordFailure(this.#db.statements, orgId, connectionId, error.message, []);
+      if (error.status === 429) {
+        // HubSpot's limit outlasted the waits: still `syncing`, shown with HubSpot's answer, resumed by its lease.
+        await connections.recordProblem(this.#db.statements, orgId, connectionId, error.message);
+      } else {
+        await connections.recordFailure(this.#db.statements, orgId, connectionId, error.message, []);
+      }
+    } finally {
+      await told(orgId, connectionId);
+    }
+  }
+
+  /**
+   * The reconciliation poll: the live deals HubSpot modified since the previous poll began (the first time, since
+   * the newest change seen), less the overlap, searched by `hs_lastmodifieddate` and applied through the same
+   * pipeline and dedup keys as the webhooks', so a version a webhook applied changes nothing and only what the
+   * webhooks missed is applied: those are the repairs, recorded on the connection with their ids. A refusal leaves
+   * the next poll to search from the same time.
+   */
+  async reconcile(orgId: string, connectionId: string, stopped: () => boolean): Promise<void> {
+    const connection = await connections.findCredentials(this.#db.statements, orgId, connectionId);
+    if (!connection?.account_id || connection.status === 'paused' || connection.status === 'syncing') return;
+    const portalId = connection.account_id;
+    const { endpoints, told } = this.#metered(true);
+    const started = this.#now();
+    const previous = await connections.reconcileFrom(this.#db.statements, orgId, connectionId);
+    const base = previous ?? connection.last_change_at ?? connection.last_sync_at ?? started;
+    const from = new Date(base.getTime() - this.#overlapMs);
+    try {
+      const token = await this.accessToken(connection, endpoints);
+      const portal = await this.portalMapping(orgId, token, endpoints);
+      const problems: string[] = [];
+      const repaired: string[] = [];
+      let read = 0;
+      let lastChange: Date | null = null;
+      let cut = false;
+      await hubspot.searchModifiedSince(
+        endpoints,
+        () => this.accessToken(connection, endpoints),
+        { since: from, properties: dealProperties(portal.mapping) },
+        async (deals) => {
+          const applied = await this.apply(orgId, portalId, portal, deals, []);
+          read += deals.length;
+          repaired.push(...applied.acceptedIds);
+          problems.push(...applied.problems);
+          lastChange = latest(lastChange, applied.lastChange);
+          cut = stopped();
+          return !cut;
+        },
+      );
+      if (cut) return;
+      await connections.recordReconciliation(this.#db.statements, orgId, connectionId, {
+        from,
+        nextFrom: started,
+        read,
+        repaired: repaired.length,
+        repairedIds: repaired,
+      });
+      await connections.recordSuccess(this.#db.statements, orgId, connectionId, {
+        appliedIds: [],
+        lastChangeAt: lastChange,
+        synced: false,
+      });
+      await this.reportProblems(orgId, connectionId, problems);
+    } catch (error) {
+      if (!(error instanceof hubspot.CrmRefusal)) throw error;
+      if (error.status === 429)
+        await connections.recordProblem(this.#db.statements, orgId, connectionId, error.message);
+      else await connections.recordFailure(this.#db.statements, orgId, connectionId, error.message, []);
+    } finally {
+      await told(orgId, connectionId);
     }
   }
 
@@ -250,13 +383,12 @@ export class HubSpotSync {
     const changed = [
       ...new Set(announced.filter((event) => event.kind === 'change').map((event) => event.dealId)),
     ].filter((dealId) => !deleted.has(dealId));
+    const { endpoints, told } = this.#metered(false);
     try {
-      const token = await this.accessToken(connection);
-      const portal = await this.portalMapping(orgId, token);
+      const token = await this.accessToken(connection, endpoints);
+      const portal = await this.portalMapping(orgId, token, endpoints);
       const read =
-        changed.length === 0
-          ? []
-          : await hubspot.readDeals(this.#endpoints, token, changed, dealProperties(portal.mapping));
+        changed.length === 0 ? [] : await hubspot.readDeals(endpoints, token, changed, dealProperties(portal.mapping));
       const outcome = await this.apply(orgId, portalId, portal, read, deletions);
       await connections.recordSuccess(this.#db.statements, orgId, id, {
         appliedIds: announced.map(pendingEntry),
@@ -269,6 +401,8 @@ export class HubSpotSync {
       if (!(error instanceof hubspot.CrmRefusal)) throw error;
       await connections.recordFailure(this.#db.statements, orgId, id, error.message, announced.map(pendingEntry));
       throw error;
+    } finally {
+      await told(orgId, id);
     }
   }
 
@@ -279,7 +413,7 @@ export class HubSpotSync {
     portal: PortalMapping,
     found: readonly HubSpotDeal[],
     deletions: readonly DealChangeEvent[],
-  ): Promise<{ applied: number; problems: string[]; lastChange: Date | null }> {
+  ): Promise<{ applied: number; acceptedIds: string[]; problems: string[]; lastChange: Date | null }> {
     const events: BatchEvent[] = [];
     const problems: string[] = [];
     const archived: string[] = [];
@@ -311,9 +445,12 @@ export class HubSpotSync {
       };
       events.push({ event: parseDealEvent(body), body });
     }
-    if (events.length === 0) return { applied: 0, problems, lastChange };
+    if (events.length === 0) return { applied: 0, acceptedIds: [], problems, lastChange };
     const results = await this.#batch.ingestAll({ orgId, keyId: null, events, receivedAt: this.#now() });
-    return { applied: results.filter((result) => result.kind === 'accepted').length, problems, lastChange };
+    const acceptedIds = results.flatMap((result, index) =>
+      result.kind === 'accepted' ? [events[index]?.event.externalId ?? ''] : [],
+    );
+    return { applied: acceptedIds.length, acceptedIds, problems, lastChange };
   }
 
   /** Records the CRM sent that could not become deal events: named on the connection, with their ids. */

@@ -2,8 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hubspotError, json, type Portal, type SimulatedDeal } from './portal.ts';
 
 // The simulated portal's CRM API: the objects API for deals (`GET /crm/v3/objects/deals` paged with `after`,
-// `POST /crm/v3/objects/deals/batch/read`), the pipelines API (`/crm/v3/pipelines/deals`) and the owners API
-// (`/crm/v3/owners`), each behind a bearer token of the portal's, unexpired.
+// `POST /crm/v3/objects/deals/batch/read`, `POST /crm/v3/objects/deals/search`), the pipelines API
+// (`/crm/v3/pipelines/deals`) and the owners API (`/crm/v3/owners`), each behind a bearer token of the portal's,
+// unexpired. Every answer carries the daily limit's headers (`X-HubSpot-RateLimit-Daily`,
+// `X-HubSpot-RateLimit-Daily-Remaining`), as HubSpot's do for OAuth apps' calls; a 429 its `Retry-After`.
 
 const dealView = (deal: SimulatedDeal, properties: string[]) => ({
   id: deal.id,
@@ -24,8 +26,11 @@ export function answerCrm(portal: Portal, req: IncomingMessage, url: URL, body: 
   // The CRM API: a bearer token of the portal's, unexpired.
   const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
   portal.bearers.push(bearer ?? '');
+  portal.dailyRemaining = Math.max(0, portal.dailyRemaining - 1);
+  res.setHeader('X-HubSpot-RateLimit-Daily', String(portal.dailyLimit));
+  res.setHeader('X-HubSpot-RateLimit-Daily-Remaining', String(portal.dailyRemaining));
   const failure = portal.failures.shift();
-  if (failure) return hubspotError(res, failure.status, failure.message, failure.category);
+  if (failure) return hubspotError(res, failure.status, failure.message, failure.category, failure.retryAfter);
   const token = portal.tokens.find((candidate) => candidate.access === bearer);
   if (!token) {
     return hubspotError(
@@ -93,6 +98,9 @@ export function answerCrm(portal: Portal, req: IncomingMessage, url: URL, body: 
         : {}),
     });
   }
+  if (req.method === 'POST' && url.pathname === '/crm/v3/objects/deals/search') {
+    return answerSearch(portal, body, res);
+  }
   if (req.method === 'GET' && url.pathname === '/crm/v3/pipelines/deals') {
     const now = new Date().toISOString();
     return json(res, 200, {
@@ -133,4 +141,77 @@ export function answerCrm(portal: Portal, req: IncomingMessage, url: URL, body: 
     });
   }
   return hubspotError(res, 404, `Unable to route ${req.method} ${url.pathname}`, 'OBJECT_NOT_FOUND');
+}
+
+interface SearchFilter {
+  propertyName: string;
+  operator: string;
+  value?: string;
+}
+
+/** A filter as HubSpot's search applies it: dates compared as epoch milliseconds, other values as text. */
+function matches(deal: SimulatedDeal, filter: SearchFilter): boolean {
+  const raw = filter.propertyName === 'hs_object_id' ? deal.id : deal.properties[filter.propertyName];
+  if (filter.operator === 'HAS_PROPERTY') return raw !== null && raw !== undefined;
+  if (filter.operator === 'NOT_HAS_PROPERTY') return raw === null || raw === undefined;
+  if (raw === null || raw === undefined || filter.value === undefined) return false;
+  const asDate = (value: string) => (/^\d+$/.test(value) ? Number(value) : Date.parse(value));
+  const dated = ['hs_lastmodifieddate', 'createdate', 'closedate'].includes(filter.propertyName);
+  const [left, right] = dated ? [asDate(raw), asDate(filter.value)] : [raw, filter.value];
+  switch (filter.operator) {
+    case 'EQ':
+      return left === right;
+    case 'NEQ':
+      return left !== right;
+    case 'GT':
+      return left > right;
+    case 'GTE':
+      return left >= right;
+    case 'LT':
+      return left < right;
+    case 'LTE':
+      return left <= right;
+    default:
+      return false;
+  }
+}
+
+/**
+ * `POST /crm/v3/objects/deals/search` as HubSpot's reference describes it: `filterGroups` (ORed, each's `filters`
+ * ANDed), `sorts` (a property name, or `{propertyName, direction}`), `properties`, `limit` (at most 200) and `after`
+ * (an offset); live deals only; `total` and `paging.next.after`; past 10,000 results a 400.
+ */
+function answerSearch(portal: Portal, body: string, res: ServerResponse) {
+  const request = JSON.parse(body) as {
+    filterGroups?: Array<{ filters?: SearchFilter[] }>;
+    sorts?: Array<string | { propertyName: string; direction?: string }>;
+    properties?: string[];
+    limit?: number;
+    after?: string;
+  };
+  portal.searches.push(request);
+  const limit = Math.min(200, request.limit ?? 10);
+  const offset = Number(request.after ?? 0);
+  if (offset + limit > 10_000) {
+    return hubspotError(res, 400, 'Search results are limited to 10,000 records.', 'VALIDATION_ERROR');
+  }
+  const groups = request.filterGroups ?? [];
+  const found = [...portal.deals.values()].filter(
+    (deal) =>
+      !deal.archived &&
+      (groups.length === 0 || groups.some((group) => (group.filters ?? []).every((filter) => matches(deal, filter)))),
+  );
+  const sort = request.sorts?.[0];
+  const sortBy = typeof sort === 'string' ? sort : sort?.propertyName;
+  const descending = typeof sort === 'object' && sort.direction === 'DESCENDING';
+  const key = (deal: SimulatedDeal) =>
+    sortBy === undefined || sortBy === 'hs_object_id' ? Number(deal.id) : Date.parse(deal.properties[sortBy] ?? '');
+  found.sort((a, b) => (key(a) - key(b)) * (descending ? -1 : 1) || Number(a.id) - Number(b.id));
+  const page = found.slice(offset, offset + limit);
+  const more = offset + limit < found.length;
+  return json(res, 200, {
+    total: found.length,
+    results: page.map((deal) => dealView(deal, request.properties ?? [])),
+    ...(more ? { paging: { next: { after: String(offset + limit) } } } : {}),
+  });
 }

@@ -27,10 +27,15 @@ export interface SimulatedOwner {
 
 export interface WebhookEvent {
   objectId: number;
-  subscriptionType: 'deal.creation' | 'deal.propertyChange' | 'deal.deletion' | 'deal.restore';
+  subscriptionType: 'deal.creation' | 'deal.propertyChange' | 'deal.deletion' | 'deal.restore' | 'deal.merge';
   propertyName?: string;
   propertyValue?: string;
   occurredAt: number;
+  /** `deal.merge`: the deal that wins, the deals merged into it, and the deal the merge created (if it did). */
+  primaryObjectId?: number;
+  mergedObjectIds?: number[];
+  newObjectId?: number;
+  numberOfPropertiesMoved?: number;
 }
 
 export interface Token {
@@ -53,7 +58,12 @@ export interface Portal {
   bearers: string[];
   codes: Map<string, { redirectUri: string }>;
   tokens: Token[];
-  failures: Array<{ status: number; message: string; category: string }>;
+  failures: Array<{ status: number; message: string; category: string; retryAfter?: number }>;
+  /** The portal's daily API limit and the calls it has left (`X-HubSpot-RateLimit-Daily[-Remaining]`). */
+  dailyLimit: number;
+  dailyRemaining: number;
+  /** Every search request's body, in order. */
+  searches: unknown[];
 }
 
 export const DEFAULT_PIPELINES = [
@@ -83,7 +93,14 @@ export function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-/** HubSpot's error body. */
-export function hubspotError(res: ServerResponse, status: number, message: string, category: string): void {
+/** HubSpot's error body (a 429 with its `Retry-After`, in seconds, when given). */
+export function hubspotError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  category: string,
+  retryAfter?: number,
+): void {
+  if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
   json(res, status, { status: 'error', message, correlationId: randomBytes(8).toString('hex'), category });
 }
