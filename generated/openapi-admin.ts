@@ -3095,6 +3095,16 @@ export interface components {
             last_change_at: components["schemas"]["NullableTimestamp"];
             /** @description When the last first sync or re-sync finished. */
             last_sync_at: components["schemas"]["NullableTimestamp"];
+            /**
+             * @description Salesforce only: when the periodic reconciliation poll (SOQL by `SystemModstamp`, and `OpportunitySplit`)
+             *     last finished; null before the first one, and for HubSpot.
+             */
+            last_reconciled_at: components["schemas"]["NullableTimestamp"];
+            /**
+             * @description Salesforce only: how many Opportunities the reconciliation polls found changed in the CRM and not yet in
+             *     Quotient (a change the live channel missed), and applied, since the connection was added. 0 for HubSpot.
+             */
+            repaired_count: number;
             created_at: components["schemas"]["Timestamp"];
         };
         /**

@@ -54,6 +54,11 @@ export interface ConnectorSettings {
    * (60 unless set): how soon another process takes a dead holder's connections over.
    */
   salesforceLeaseMs: number;
+  /**
+   * QUOTIENT_SALESFORCE_RECONCILE_SECONDS: how often each Salesforce connection's subscriber runs its reconciliation
+   * poll (SOQL by `SystemModstamp`, and `OpportunitySplit`), 900 (15 minutes) unless set.
+   */
+  salesforceReconcileMs: number;
 }
 
 /** Where rate-limit counts live (src/access/rateLimitStore.ts). */
@@ -145,6 +150,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { po
       salesforcePubSubUrl: pubSubUrl(env.QUOTIENT_SALESFORCE_PUBSUB_URL),
       salesforceLeaseMs:
         integer('QUOTIENT_SALESFORCE_LEASE_SECONDS', env.QUOTIENT_SALESFORCE_LEASE_SECONDS, 60, 1, 3600) * 1000,
+      salesforceReconcileMs:
+        integer(
+          'QUOTIENT_SALESFORCE_RECONCILE_SECONDS',
+          env.QUOTIENT_SALESFORCE_RECONCILE_SECONDS,
+          900,
+          1,
+          7 * 24 * 3600,
+        ) * 1000,
     },
     admin: {
       sessionIdleMs:

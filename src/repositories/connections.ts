@@ -29,6 +29,10 @@ export interface ConnectionRecord {
   sync_from: Date | null;
   pending_ids: string[];
   token_expires_at: Date | null;
+  /** Salesforce's reconciliation poll: the newest SystemModstamp read, when it last ran, what it repaired in all. */
+  reconciled_to: Date | null;
+  reconciled_at: Date | null;
+  repaired_count: number;
   created_at: Date;
 }
 
@@ -41,7 +45,8 @@ export interface ConnectionCredentials extends ConnectionRecord {
 }
 
 const LISTED = `id, org_id, kind, status, client_id, redirect_uri, login_url, instance_url, jwt_username, account_id,
-  last_error, last_error_at, last_change_at, last_sync_at, sync_from, pending_ids, token_expires_at, created_at`;
+  last_error, last_error_at, last_change_at, last_sync_at, sync_from, pending_ids, token_expires_at, reconciled_to,
+  reconciled_at, repaired_count, created_at`;
 const WITH_SECRETS = `${LISTED}, client_secret, private_key, access_token, refresh_token`;
 
 export async function insert(
@@ -307,6 +312,34 @@ export async function storeReplayId(
            SET cdc_replay_id = $4, cdc_lease_until = $6, last_change_at = GREATEST(last_change_at, $5)
            WHERE org_id = $1 AND id = $2 AND cdc_holder = $3 RETURNING id`,
     values: [orgId, id, input.holder, input.replayId, input.lastChangeAt, input.until],
+  });
+  return rows.length > 0;
+}
+
+/** A first sync or re-sync read the records up to this `SystemModstamp`: the reconciliation polls after it. */
+export async function advanceReconciledTo(tx: Transaction, orgId: string, id: string, to: Date): Promise<void> {
+  await tx.query({
+    text: `UPDATE crm_connections SET reconciled_to = GREATEST(reconciled_to, $3) WHERE org_id = $1 AND id = $2`,
+    values: [orgId, id, to],
+  });
+}
+
+/**
+ * A reconciliation poll ended (run by the subscriber's lease holder): the newest `SystemModstamp` it read, when,
+ * and how many records it repaired. False when the holder lost the lease.
+ */
+export async function recordReconciliation(
+  tx: Transaction,
+  orgId: string,
+  id: string,
+  input: { holder: string; reconciledTo: Date | null; repaired: number },
+): Promise<boolean> {
+  const rows = await tx.query<{ id: string }>({
+    text: `UPDATE crm_connections
+           SET reconciled_to = GREATEST(reconciled_to, $4), reconciled_at = now(),
+               repaired_count = repaired_count + $5
+           WHERE org_id = $1 AND id = $2 AND cdc_holder = $3 RETURNING id`,
+    values: [orgId, id, input.holder, input.reconciledTo, input.repaired],
   });
   return rows.length > 0;
 }

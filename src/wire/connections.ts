@@ -31,6 +31,8 @@ export function toWireConnection(connection: ConnectionRecord): Schemas['Connect
     instance_url: connection.instance_url,
     last_change_at: connection.last_change_at?.toISOString() ?? null,
     last_sync_at: connection.last_sync_at?.toISOString() ?? null,
+    last_reconciled_at: connection.reconciled_at?.toISOString() ?? null,
+    repaired_count: connection.repaired_count ?? 0,
     created_at: connection.created_at.toISOString(),
   };
 }

@@ -5104,6 +5104,9 @@ export const CrmConnectionScalarFieldEnum = {
   cdc_replay_id: 'cdc_replay_id',
   cdc_holder: 'cdc_holder',
   cdc_lease_until: 'cdc_lease_until',
+  reconciled_to: 'reconciled_to',
+  reconciled_at: 'reconciled_at',
+  repaired_count: 'repaired_count',
   created_at: 'created_at'
 } as const
 

@@ -20,8 +20,18 @@ export type CrmConnectionModel = runtime.Types.Result.DefaultSelection<Prisma.$C
 
 export type AggregateCrmConnection = {
   _count: CrmConnectionCountAggregateOutputType | null
+  _avg: CrmConnectionAvgAggregateOutputType | null
+  _sum: CrmConnectionSumAggregateOutputType | null
   _min: CrmConnectionMinAggregateOutputType | null
   _max: CrmConnectionMaxAggregateOutputType | null
+}
+
+export type CrmConnectionAvgAggregateOutputType = {
+  repaired_count: number | null
+}
+
+export type CrmConnectionSumAggregateOutputType = {
+  repaired_count: number | null
 }
 
 export type CrmConnectionMinAggregateOutputType = {
@@ -49,6 +59,9 @@ export type CrmConnectionMinAggregateOutputType = {
   cdc_replay_id: string | null
   cdc_holder: string | null
   cdc_lease_until: Date | null
+  reconciled_to: Date | null
+  reconciled_at: Date | null
+  repaired_count: number | null
   created_at: Date | null
 }
 
@@ -77,6 +90,9 @@ export type CrmConnectionMaxAggregateOutputType = {
   cdc_replay_id: string | null
   cdc_holder: string | null
   cdc_lease_until: Date | null
+  reconciled_to: Date | null
+  reconciled_at: Date | null
+  repaired_count: number | null
   created_at: Date | null
 }
 
@@ -106,10 +122,21 @@ export type CrmConnectionCountAggregateOutputType = {
   cdc_replay_id: number
   cdc_holder: number
   cdc_lease_until: number
+  reconciled_to: number
+  reconciled_at: number
+  repaired_count: number
   created_at: number
   _all: number
 }
 
+
+export type CrmConnectionAvgAggregateInputType = {
+  repaired_count?: true
+}
+
+export type CrmConnectionSumAggregateInputType = {
+  repaired_count?: true
+}
 
 export type CrmConnectionMinAggregateInputType = {
   id?: true
@@ -136,6 +163,9 @@ export type CrmConnectionMinAggregateInputType = {
   cdc_replay_id?: true
   cdc_holder?: true
   cdc_lease_until?: true
+  reconciled_to?: true
+  reconciled_at?: true
+  repaired_count?: true
   created_at?: true
 }
 
@@ -164,6 +194,9 @@ export type CrmConnectionMaxAggregateInputType = {
   cdc_replay_id?: true
   cdc_holder?: true
   cdc_lease_until?: true
+  reconciled_to?: true
+  reconciled_at?: true
+  repaired_count?: true
   created_at?: true
 }
 
@@ -193,6 +226,9 @@ export type CrmConnectionCountAggregateInputType = {
   cdc_replay_id?: true
   cdc_holder?: true
   cdc_lease_until?: true
+  reconciled_to?: true
+  reconciled_at?: true
+  repaired_count?: true
   created_at?: true
   _all?: true
 }
@@ -235,6 +271,18 @@ export type CrmConnectionAggregateArgs<ExtArgs extends runtime.Types.Extensions.
   /**
    * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
    * 
+   * Select which fields to average
+  **/
+  _avg?: CrmConnectionAvgAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
+   * Select which fields to sum
+  **/
+  _sum?: CrmConnectionSumAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
    * Select which fields to find the minimum value
   **/
   _min?: CrmConnectionMinAggregateInputType
@@ -265,6 +313,8 @@ export type CrmConnectionGroupByArgs<ExtArgs extends runtime.Types.Extensions.In
   take?: number
   skip?: number
   _count?: CrmConnectionCountAggregateInputType | true
+  _avg?: CrmConnectionAvgAggregateInputType
+  _sum?: CrmConnectionSumAggregateInputType
   _min?: CrmConnectionMinAggregateInputType
   _max?: CrmConnectionMaxAggregateInputType
 }
@@ -295,8 +345,13 @@ export type CrmConnectionGroupByOutputType = {
   cdc_replay_id: string | null
   cdc_holder: string | null
   cdc_lease_until: Date | null
+  reconciled_to: Date | null
+  reconciled_at: Date | null
+  repaired_count: number
   created_at: Date
   _count: CrmConnectionCountAggregateOutputType | null
+  _avg: CrmConnectionAvgAggregateOutputType | null
+  _sum: CrmConnectionSumAggregateOutputType | null
   _min: CrmConnectionMinAggregateOutputType | null
   _max: CrmConnectionMaxAggregateOutputType | null
 }
@@ -345,6 +400,9 @@ export type CrmConnectionWhereInput = {
   cdc_replay_id?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   cdc_holder?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   cdc_lease_until?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  reconciled_to?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  reconciled_at?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  repaired_count?: Prisma.IntFilter<"CrmConnection"> | number
   created_at?: Prisma.DateTimeFilter<"CrmConnection"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
 }
@@ -375,6 +433,9 @@ export type CrmConnectionOrderByWithRelationInput = {
   cdc_replay_id?: Prisma.SortOrderInput | Prisma.SortOrder
   cdc_holder?: Prisma.SortOrderInput | Prisma.SortOrder
   cdc_lease_until?: Prisma.SortOrderInput | Prisma.SortOrder
+  reconciled_to?: Prisma.SortOrderInput | Prisma.SortOrder
+  reconciled_at?: Prisma.SortOrderInput | Prisma.SortOrder
+  repaired_count?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   org?: Prisma.OrgOrderByWithRelationInput
 }
@@ -410,6 +471,9 @@ export type CrmConnectionWhereUniqueInput = Prisma.AtLeast<{
   cdc_replay_id?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   cdc_holder?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   cdc_lease_until?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  reconciled_to?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  reconciled_at?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  repaired_count?: Prisma.IntFilter<"CrmConnection"> | number
   created_at?: Prisma.DateTimeFilter<"CrmConnection"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
 }, "org_id_id" | "org_id_oauth_state">
@@ -440,10 +504,15 @@ export type CrmConnectionOrderByWithAggregationInput = {
   cdc_replay_id?: Prisma.SortOrderInput | Prisma.SortOrder
   cdc_holder?: Prisma.SortOrderInput | Prisma.SortOrder
   cdc_lease_until?: Prisma.SortOrderInput | Prisma.SortOrder
+  reconciled_to?: Prisma.SortOrderInput | Prisma.SortOrder
+  reconciled_at?: Prisma.SortOrderInput | Prisma.SortOrder
+  repaired_count?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   _count?: Prisma.CrmConnectionCountOrderByAggregateInput
+  _avg?: Prisma.CrmConnectionAvgOrderByAggregateInput
   _max?: Prisma.CrmConnectionMaxOrderByAggregateInput
   _min?: Prisma.CrmConnectionMinOrderByAggregateInput
+  _sum?: Prisma.CrmConnectionSumOrderByAggregateInput
 }
 
 export type CrmConnectionScalarWhereWithAggregatesInput = {
@@ -475,6 +544,9 @@ export type CrmConnectionScalarWhereWithAggregatesInput = {
   cdc_replay_id?: Prisma.StringNullableWithAggregatesFilter<"CrmConnection"> | string | null
   cdc_holder?: Prisma.StringNullableWithAggregatesFilter<"CrmConnection"> | string | null
   cdc_lease_until?: Prisma.DateTimeNullableWithAggregatesFilter<"CrmConnection"> | Date | string | null
+  reconciled_to?: Prisma.DateTimeNullableWithAggregatesFilter<"CrmConnection"> | Date | string | null
+  reconciled_at?: Prisma.DateTimeNullableWithAggregatesFilter<"CrmConnection"> | Date | string | null
+  repaired_count?: Prisma.IntWithAggregatesFilter<"CrmConnection"> | number
   created_at?: Prisma.DateTimeWithAggregatesFilter<"CrmConnection"> | Date | string
 }
 
@@ -503,6 +575,9 @@ export type CrmConnectionCreateInput = {
   cdc_replay_id?: string | null
   cdc_holder?: string | null
   cdc_lease_until?: Date | string | null
+  reconciled_to?: Date | string | null
+  reconciled_at?: Date | string | null
+  repaired_count?: number
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutCrm_connectionsInput
 }
@@ -533,6 +608,9 @@ export type CrmConnectionUncheckedCreateInput = {
   cdc_replay_id?: string | null
   cdc_holder?: string | null
   cdc_lease_until?: Date | string | null
+  reconciled_to?: Date | string | null
+  reconciled_at?: Date | string | null
+  repaired_count?: number
   created_at?: Date | string
 }
 
@@ -561,6 +639,9 @@ export type CrmConnectionUpdateInput = {
   cdc_replay_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_lease_until?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_to?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  repaired_count?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutCrm_connectionsNestedInput
 }
@@ -591,6 +672,9 @@ export type CrmConnectionUncheckedUpdateInput = {
   cdc_replay_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_lease_until?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_to?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  repaired_count?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -620,6 +704,9 @@ export type CrmConnectionCreateManyInput = {
   cdc_replay_id?: string | null
   cdc_holder?: string | null
   cdc_lease_until?: Date | string | null
+  reconciled_to?: Date | string | null
+  reconciled_at?: Date | string | null
+  repaired_count?: number
   created_at?: Date | string
 }
 
@@ -648,6 +735,9 @@ export type CrmConnectionUpdateManyMutationInput = {
   cdc_replay_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_lease_until?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_to?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  repaired_count?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -677,6 +767,9 @@ export type CrmConnectionUncheckedUpdateManyInput = {
   cdc_replay_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_lease_until?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_to?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  repaired_count?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -726,7 +819,14 @@ export type CrmConnectionCountOrderByAggregateInput = {
   cdc_replay_id?: Prisma.SortOrder
   cdc_holder?: Prisma.SortOrder
   cdc_lease_until?: Prisma.SortOrder
+  reconciled_to?: Prisma.SortOrder
+  reconciled_at?: Prisma.SortOrder
+  repaired_count?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
+}
+
+export type CrmConnectionAvgOrderByAggregateInput = {
+  repaired_count?: Prisma.SortOrder
 }
 
 export type CrmConnectionMaxOrderByAggregateInput = {
@@ -754,6 +854,9 @@ export type CrmConnectionMaxOrderByAggregateInput = {
   cdc_replay_id?: Prisma.SortOrder
   cdc_holder?: Prisma.SortOrder
   cdc_lease_until?: Prisma.SortOrder
+  reconciled_to?: Prisma.SortOrder
+  reconciled_at?: Prisma.SortOrder
+  repaired_count?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -782,7 +885,14 @@ export type CrmConnectionMinOrderByAggregateInput = {
   cdc_replay_id?: Prisma.SortOrder
   cdc_holder?: Prisma.SortOrder
   cdc_lease_until?: Prisma.SortOrder
+  reconciled_to?: Prisma.SortOrder
+  reconciled_at?: Prisma.SortOrder
+  repaired_count?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
+}
+
+export type CrmConnectionSumOrderByAggregateInput = {
+  repaired_count?: Prisma.SortOrder
 }
 
 export type CrmConnectionCreateNestedManyWithoutOrgInput = {
@@ -861,6 +971,9 @@ export type CrmConnectionCreateWithoutOrgInput = {
   cdc_replay_id?: string | null
   cdc_holder?: string | null
   cdc_lease_until?: Date | string | null
+  reconciled_to?: Date | string | null
+  reconciled_at?: Date | string | null
+  repaired_count?: number
   created_at?: Date | string
 }
 
@@ -889,6 +1002,9 @@ export type CrmConnectionUncheckedCreateWithoutOrgInput = {
   cdc_replay_id?: string | null
   cdc_holder?: string | null
   cdc_lease_until?: Date | string | null
+  reconciled_to?: Date | string | null
+  reconciled_at?: Date | string | null
+  repaired_count?: number
   created_at?: Date | string
 }
 
@@ -947,6 +1063,9 @@ export type CrmConnectionScalarWhereInput = {
   cdc_replay_id?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   cdc_holder?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   cdc_lease_until?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  reconciled_to?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  reconciled_at?: Prisma.DateTimeNullableFilter<"CrmConnection"> | Date | string | null
+  repaired_count?: Prisma.IntFilter<"CrmConnection"> | number
   created_at?: Prisma.DateTimeFilter<"CrmConnection"> | Date | string
 }
 
@@ -975,6 +1094,9 @@ export type CrmConnectionCreateManyOrgInput = {
   cdc_replay_id?: string | null
   cdc_holder?: string | null
   cdc_lease_until?: Date | string | null
+  reconciled_to?: Date | string | null
+  reconciled_at?: Date | string | null
+  repaired_count?: number
   created_at?: Date | string
 }
 
@@ -1003,6 +1125,9 @@ export type CrmConnectionUpdateWithoutOrgInput = {
   cdc_replay_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_lease_until?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_to?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  repaired_count?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -1031,6 +1156,9 @@ export type CrmConnectionUncheckedUpdateWithoutOrgInput = {
   cdc_replay_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_lease_until?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_to?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  repaired_count?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -1059,6 +1187,9 @@ export type CrmConnectionUncheckedUpdateManyWithoutOrgInput = {
   cdc_replay_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_holder?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   cdc_lease_until?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_to?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reconciled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  repaired_count?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -1090,6 +1221,9 @@ export type CrmConnectionSelect<ExtArgs extends runtime.Types.Extensions.Interna
   cdc_replay_id?: boolean
   cdc_holder?: boolean
   cdc_lease_until?: boolean
+  reconciled_to?: boolean
+  reconciled_at?: boolean
+  repaired_count?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["crmConnection"]>
@@ -1120,6 +1254,9 @@ export type CrmConnectionSelectCreateManyAndReturn<ExtArgs extends runtime.Types
   cdc_replay_id?: boolean
   cdc_holder?: boolean
   cdc_lease_until?: boolean
+  reconciled_to?: boolean
+  reconciled_at?: boolean
+  repaired_count?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["crmConnection"]>
@@ -1150,6 +1287,9 @@ export type CrmConnectionSelectUpdateManyAndReturn<ExtArgs extends runtime.Types
   cdc_replay_id?: boolean
   cdc_holder?: boolean
   cdc_lease_until?: boolean
+  reconciled_to?: boolean
+  reconciled_at?: boolean
+  repaired_count?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["crmConnection"]>
@@ -1180,10 +1320,13 @@ export type CrmConnectionSelectScalar = {
   cdc_replay_id?: boolean
   cdc_holder?: boolean
   cdc_lease_until?: boolean
+  reconciled_to?: boolean
+  reconciled_at?: boolean
+  repaired_count?: boolean
   created_at?: boolean
 }
 
-export type CrmConnectionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "kind" | "status" | "client_id" | "client_secret" | "redirect_uri" | "login_url" | "instance_url" | "jwt_username" | "private_key" | "oauth_state" | "account_id" | "access_token" | "refresh_token" | "token_expires_at" | "last_error" | "last_error_at" | "last_change_at" | "last_sync_at" | "sync_from" | "pending_ids" | "cdc_replay_id" | "cdc_holder" | "cdc_lease_until" | "created_at", ExtArgs["result"]["crmConnection"]>
+export type CrmConnectionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "kind" | "status" | "client_id" | "client_secret" | "redirect_uri" | "login_url" | "instance_url" | "jwt_username" | "private_key" | "oauth_state" | "account_id" | "access_token" | "refresh_token" | "token_expires_at" | "last_error" | "last_error_at" | "last_change_at" | "last_sync_at" | "sync_from" | "pending_ids" | "cdc_replay_id" | "cdc_holder" | "cdc_lease_until" | "reconciled_to" | "reconciled_at" | "repaired_count" | "created_at", ExtArgs["result"]["crmConnection"]>
 export type CrmConnectionInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }
@@ -1225,6 +1368,9 @@ export type $CrmConnectionPayload<ExtArgs extends runtime.Types.Extensions.Inter
     cdc_replay_id: string | null
     cdc_holder: string | null
     cdc_lease_until: Date | null
+    reconciled_to: Date | null
+    reconciled_at: Date | null
+    repaired_count: number
     created_at: Date
   }, ExtArgs["result"]["crmConnection"]>
   composites: {}
@@ -1675,6 +1821,9 @@ export interface CrmConnectionFieldRefs {
   readonly cdc_replay_id: Prisma.FieldRef<"CrmConnection", 'String'>
   readonly cdc_holder: Prisma.FieldRef<"CrmConnection", 'String'>
   readonly cdc_lease_until: Prisma.FieldRef<"CrmConnection", 'DateTime'>
+  readonly reconciled_to: Prisma.FieldRef<"CrmConnection", 'DateTime'>
+  readonly reconciled_at: Prisma.FieldRef<"CrmConnection", 'DateTime'>
+  readonly repaired_count: Prisma.FieldRef<"CrmConnection", 'Int'>
   readonly created_at: Prisma.FieldRef<"CrmConnection", 'DateTime'>
 }
     
