@@ -3123,8 +3123,10 @@ export interface components {
              */
             daily_limit_remaining: number | null;
             /**
-             * @description HubSpot: the last reconciliation poll (a search by `hs_lastmodifieddate` that applies what no webhook
-             *     brought); null until one ran, and for Salesforce.
+             * @description The last reconciliation poll, which applies what the live channel missed: HubSpot's search by
+             *     `hs_lastmodifieddate` (what no webhook brought), Salesforce's SOQL by `SystemModstamp` and of revenue
+             *     `OpportunitySplit` rows (what Change Data Capture did not bring, and splits, which it does not cover); null until
+             *     one ran.
              */
             reconciliation: null | {
                 /** @description When the poll ended. */
@@ -3136,9 +3138,9 @@ export interface components {
                 searched_from: components["schemas"]["Timestamp"];
                 /** @description Deals the search returned. */
                 read: number;
-                /** @description Deals whose version no webhook had applied, applied by the poll. */
+                /** @description Deals whose version the live channel (webhooks, change events) had not applied, applied by the poll. */
                 repaired: number;
-                /** @description The first 20 of the repaired deals' ids. */
+                /** @description The first 20 of the repaired deals' ids in the CRM (their `external_id`). */
                 repaired_deal_ids: string[];
             };
             created_at: components["schemas"]["Timestamp"];

@@ -266,6 +266,7 @@ export function composeServices(input: CompositionInput): Services {
           cdc: new SalesforceCdc(db, dealEventBatch, salesforceSync, {
             pubSubUrl,
             leaseMs: config.connectors.salesforceLeaseMs,
+            reconcileMs: config.connectors.salesforceReconcileMs,
             ...clock,
           }),
         }),

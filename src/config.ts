@@ -84,6 +84,11 @@ export interface ConnectorSettings {
    * unless set); after 5 waits in a row the sync is left `syncing`, resumed at the next round.
    */
   hubspotRetryWaitMaxMs: number;
+  /**
+   * QUOTIENT_SALESFORCE_RECONCILE_SECONDS: how often each Salesforce connection's subscriber runs its reconciliation
+   * poll (SOQL by `SystemModstamp`, and `OpportunitySplit`), 900 (15 minutes) unless set.
+   */
+  salesforceReconcileMs: number;
 }
 
 /** Where rate-limit counts live (src/access/rateLimitStore.ts). */
@@ -193,6 +198,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { po
       hubspotRetryWaitMaxMs:
         integer('QUOTIENT_HUBSPOT_RETRY_WAIT_MAX_SECONDS', env.QUOTIENT_HUBSPOT_RETRY_WAIT_MAX_SECONDS, 10, 1, 600) *
         1000,
+      salesforceReconcileMs:
+        integer(
+          'QUOTIENT_SALESFORCE_RECONCILE_SECONDS',
+          env.QUOTIENT_SALESFORCE_RECONCILE_SECONDS,
+          900,
+          1,
+          7 * 24 * 3600,
+        ) * 1000,
     },
     admin: {
       sessionIdleMs:

@@ -31,12 +31,14 @@ export interface ConnectionRecord {
   token_expires_at: Date | null;
   /** HubSpot's `X-HubSpot-RateLimit-Daily-Remaining` as its last answer said it. */
   daily_remaining: number | null;
-  /** HubSpot's last reconciliation poll: when it ended, what it searched from, read and repaired. */
+  /** The last reconciliation poll (HubSpot's or Salesforce's): when it ended, what it searched from, read and repaired. */
   reconciled_at: Date | null;
   reconciled_from: Date | null;
   reconciled_read: number;
   reconciled_repaired: number;
   reconciled_ids: string[];
+  /** Where the next reconciliation poll starts (less the overlap): the newest change a sync or poll read. */
+  reconcile_next_from: Date | null;
   created_at: Date;
 }
 
@@ -50,7 +52,8 @@ export interface ConnectionCredentials extends ConnectionRecord {
 
 const LISTED = `id, org_id, kind, status, client_id, redirect_uri, login_url, instance_url, jwt_username, account_id,
   last_error, last_error_at, last_change_at, last_sync_at, sync_from, pending_ids, token_expires_at, daily_remaining,
-  reconciled_at, reconciled_from, reconciled_read, reconciled_repaired, reconciled_ids, created_at`;
+  reconciled_at, reconciled_from, reconciled_read, reconciled_repaired, reconciled_ids, reconcile_next_from,
+  created_at`;
 const WITH_SECRETS = `${LISTED}, client_secret, private_key, access_token, refresh_token`;
 
 export async function insert(
@@ -319,6 +322,51 @@ export async function storeReplayId(
            SET cdc_replay_id = $4, cdc_lease_until = $6, last_change_at = GREATEST(last_change_at, $5)
            WHERE org_id = $1 AND id = $2 AND cdc_holder = $3 RETURNING id`,
     values: [orgId, id, input.holder, input.replayId, input.lastChangeAt, input.until],
+  });
+  return rows.length > 0;
+}
+
+/** A first sync or re-sync read the records up to this change time: the next reconciliation poll starts there. */
+export async function advanceReconcileFrom(tx: Transaction, orgId: string, id: string, to: Date): Promise<void> {
+  await tx.query({
+    text: `UPDATE crm_connections SET reconcile_next_from = GREATEST(reconcile_next_from, $3)
+           WHERE org_id = $1 AND id = $2`,
+    values: [orgId, id, to],
+  });
+}
+
+/**
+ * A reconciliation poll run by the change subscriber's lease holder (Salesforce) ended: as recordReconciliation, the
+ * next start only ever moving forward. False when the holder lost the lease.
+ */
+export async function recordHeldReconciliation(
+  tx: Transaction,
+  orgId: string,
+  id: string,
+  input: {
+    holder: string;
+    from: Date | null;
+    nextFrom: Date | null;
+    read: number;
+    repaired: number;
+    repairedIds: readonly string[];
+  },
+): Promise<boolean> {
+  const rows = await tx.query<{ id: string }>({
+    text: `UPDATE crm_connections
+           SET reconciled_at = now(), reconciled_from = $4, reconcile_next_from = GREATEST(reconcile_next_from, $5),
+               reconciled_read = $6, reconciled_repaired = $7, reconciled_ids = $8::text[]
+           WHERE org_id = $1 AND id = $2 AND cdc_holder = $3 RETURNING id`,
+    values: [
+      orgId,
+      id,
+      input.holder,
+      input.from,
+      input.nextFrom,
+      input.read,
+      input.repaired,
+      input.repairedIds.slice(0, 20),
+    ],
   });
   return rows.length > 0;
 }

@@ -33,7 +33,7 @@ export function toWireConnection(connection: ConnectionRecord): Schemas['Connect
     last_sync_at: connection.last_sync_at?.toISOString() ?? null,
     daily_limit_remaining: connection.kind === 'hubspot' ? (connection.daily_remaining ?? null) : null,
     reconciliation:
-      connection.kind === 'hubspot' && connection.reconciled_at !== null
+      connection.reconciled_at !== null
         ? {
             at: connection.reconciled_at.toISOString(),
             searched_from: (connection.reconciled_from ?? connection.reconciled_at).toISOString(),

@@ -7,8 +7,12 @@ import type { AddressInfo } from 'node:net';
 // `refresh_token` grants, and the JWT bearer grant, its RS256 assertion checked against the connected app's
 // certificate), and the org's REST API (`/services/data/vXX.X/`: `query` and `queryAll` with SOQL, paged by
 // `nextRecordsUrl`, and `sobjects/Opportunity/describe`). The SOQL understood is what a connector sends: SELECT of
-// fields FROM an object, WHERE on `SystemModstamp >=` or `Id IN (...)`, ORDER BY, LIMIT. Sessions end when a test
-// says so (`expireSessions`): the REST API then answers 401 INVALID_SESSION_ID, as Salesforce does.
+// fields FROM an object, WHERE of comparisons (`=`, `>`, `>=` on strings, datetimes and booleans, `IN (...)`)
+// joined by AND, ORDER BY, LIMIT. Opportunity Splits are enabled (`OpportunitySplitType` with the revenue type
+// "Revenue" splitting `Amount`, and `OpportunitySplit` rows, each stamped when written), or not: the split objects
+// are then INVALID_TYPE, as in an org without the feature. Sessions end when a test says so (`expireSessions`): the
+// REST API then answers 401 INVALID_SESSION_ID, as Salesforce does; `unreachable` drops every REST request's
+// connection unanswered (a network down between the caller and Salesforce).
 
 export interface SalesforceSimulator {
   url: string;
@@ -28,6 +32,17 @@ export interface SalesforceSimulator {
   /** Whether an access token is a live session (the Pub/Sub simulator checks its callers by it). */
   hasSession(token: string): boolean;
   putUser(id: string, email: string | null): void;
+  /**
+   * The Opportunity's revenue splits replaced (Salesforce keeps them at 100%: a split removed gives its share back
+   * to another), each row stamped now; the Opportunity itself is not changed.
+   */
+  putSplits(opportunityId: string, splits: ReadonlyArray<{ owner: string; percentage: number }>): void;
+  /** Whether the org has Opportunity Splits (true unless a test turns them off). */
+  splitsEnabled: boolean;
+  /** While true, REST requests are dropped unanswered. */
+  unreachable: boolean;
+  /** REST requests dropped while unreachable. */
+  dropped: number;
   /** An org with several currencies has `CurrencyIsoCode` on its Opportunity. */
   multiCurrency: boolean;
   pageSize: number;
@@ -105,6 +120,9 @@ export async function startSalesforceSimulator(): Promise<SalesforceSimulator> {
   const cursors = new Map<string, { rows: Record<string, unknown>[]; at: number }>();
   let opportunities = new Map<string, Record<string, unknown>>();
   let users = new Map<string, string | null>();
+  let splits = new Map<string, Record<string, unknown>[]>();
+  let splitSeq = 0;
+  const REVENUE_TYPE = '1495g000000REVENU';
   let clock = Date.UTC(2026, 0, 1);
   let url = '';
 
@@ -180,13 +198,66 @@ export async function startSalesforceSimulator(): Promise<SalesforceSimulator> {
     if (object === 'OpportunityStage') return STAGES;
     if (object === 'User') return [...users].map(([Id, Email]) => ({ Id, Email }));
     if (object === 'Organization') return [{ Id: orgId, DefaultCurrencyIsoCode: 'EUR' }];
+    if (object === 'OpportunitySplitType') {
+      return [
+        { Id: REVENUE_TYPE, DeveloperName: 'Revenue', MasterLabel: 'Revenue', SplitField: 'Amount', IsActive: true },
+        { Id: '1495g000000OVERLY', DeveloperName: 'Overlay', MasterLabel: 'Overlay', SplitField: null, IsActive: true },
+      ];
+    }
+    if (object === 'OpportunitySplit') return [...splits.values()].flat();
     return [];
+  }
+
+  const SPLIT_OBJECTS = new Set(['OpportunitySplit', 'OpportunitySplitType']);
+  const SPLIT_FIELDS = ['Id', 'OpportunityId', 'SplitOwnerId', 'SplitPercentage', 'SplitTypeId', 'SystemModstamp'];
+
+  /** A SOQL literal as a comparable value: a quoted string, a datetime (as ms), a boolean, a number. */
+  function literal(text: string): unknown {
+    const trimmed = text.trim();
+    if (/^'.*'$/.test(trimmed)) return trimmed.slice(1, -1).replace(/\\'/g, "'");
+    if (/^\d{4}-\d{2}-\d{2}T/.test(trimmed)) return Date.parse(trimmed);
+    if (/^(true|false)$/i.test(trimmed)) return trimmed.toLowerCase() === 'true';
+    return Number(trimmed);
+  }
+
+  /** A field's value for comparison: datetimes as ms. */
+  function comparable(row: Record<string, unknown>, field: string): unknown {
+    const value = row[field];
+    if ((field === 'SystemModstamp' || field === 'LastModifiedDate') && typeof value === 'string') {
+      return Date.parse(value.replace('+0000', 'Z'));
+    }
+    return value;
+  }
+
+  /** The WHERE clause as a filter, or null when it is not SOQL this simulator understands. */
+  function whereOf(where: string): ((row: Record<string, unknown>) => boolean) | null {
+    const tests: Array<(row: Record<string, unknown>) => boolean> = [];
+    for (const condition of where.split(/ AND /i)) {
+      const inList = /^(\w+) IN \((.*)\)$/i.exec(condition.trim());
+      if (inList) {
+        const wanted = new Set((inList[2] as string).split(',').map((item) => literal(item)));
+        tests.push((row) => wanted.has(comparable(row, inList[1] as string)));
+        continue;
+      }
+      const compare = /^(\w+) (=|>=|>) (.+)$/.exec(condition.trim());
+      if (!compare) return null;
+      const [, field = '', op, text = ''] = compare;
+      const expected = literal(text);
+      tests.push((row) => {
+        const value = comparable(row, field);
+        if (op === '=') return value === expected;
+        return op === '>' ? Number(value) > Number(expected) : Number(value) >= Number(expected);
+      });
+    }
+    return (row) => tests.every((test) => test(row));
   }
 
   function fieldsOf(object: string): string[] {
     if (object === 'Opportunity')
       return [...OPPORTUNITY_FIELDS, ...(simulator.multiCurrency ? ['CurrencyIsoCode'] : [])];
     if (object === 'User') return ['Id', 'Email', 'Name', 'IsActive'];
+    if (object === 'OpportunitySplit') return SPLIT_FIELDS;
+    if (object === 'OpportunitySplitType') return ['Id', 'DeveloperName', 'MasterLabel', 'SplitField', 'IsActive'];
     return Object.keys(rowsOf(object)[0] ?? { Id: '' });
   }
 
@@ -197,22 +268,18 @@ export async function startSalesforceSimulator(): Promise<SalesforceSimulator> {
     );
     if (!match) return { error: 'MALFORMED_QUERY' };
     const [, selected = '', object = '', where, orderBy, limit] = match;
+    if (SPLIT_OBJECTS.has(object) && !simulator.splitsEnabled) {
+      return { error: `INVALID_TYPE: sObject type '${object}' is not supported.` };
+    }
     const fields = selected.split(',').map((field) => field.trim());
     const known = new Set(fieldsOf(object));
     const unknown = fields.find((field) => !known.has(field));
     if (unknown) return { error: `INVALID_FIELD: No such column '${unknown}' on entity '${object}'` };
     let rows = rowsOf(object).filter((row) => all || row.IsDeleted !== true);
     if (where) {
-      const since = /^SystemModstamp >= (\S+)$/.exec(where);
-      const ids = /^Id IN \((.*)\)$/.exec(where);
-      if (since)
-        rows = rows.filter(
-          (row) => Date.parse(String(row.SystemModstamp).replace('+0000', 'Z')) >= Date.parse(since[1] as string),
-        );
-      else if (ids) {
-        const wanted = new Set((ids[1] as string).split(',').map((id) => id.trim().replace(/^'|'$/g, '')));
-        rows = rows.filter((row) => wanted.has(String(row.Id)));
-      } else return { error: 'MALFORMED_QUERY' };
+      const filter = whereOf(where);
+      if (filter === null) return { error: 'MALFORMED_QUERY' };
+      rows = rows.filter(filter);
     }
     if (orderBy) {
       const keys = orderBy.split(',').map((key) => key.trim());
@@ -258,6 +325,11 @@ export async function startSalesforceSimulator(): Promise<SalesforceSimulator> {
   };
 
   function rest(req: IncomingMessage, res: ServerResponse, requested: URL): true {
+    if (simulator.unreachable) {
+      simulator.dropped += 1;
+      req.socket.destroy();
+      return true;
+    }
     const bearer = /^(?:Bearer|OAuth) (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (!bearer || !sessions.has(bearer)) {
       return json(res, 401, [{ message: 'Session expired or invalid', errorCode: 'INVALID_SESSION_ID' }]);
@@ -362,6 +434,24 @@ export async function startSalesforceSimulator(): Promise<SalesforceSimulator> {
     putUser(id, email) {
       users.set(id, email);
     },
+    splitsEnabled: true,
+    unreachable: false,
+    dropped: 0,
+    putSplits(opportunityId, given) {
+      const at = sfInstant(tick());
+      splits.set(
+        opportunityId,
+        given.map((split) => ({
+          Id: `0495g${String(splitSeq++).padStart(13, '0')}`,
+          OpportunityId: opportunityId,
+          SplitOwnerId: split.owner,
+          SplitPercentage: split.percentage,
+          SplitTypeId: REVENUE_TYPE,
+          IsDeleted: false,
+          SystemModstamp: at,
+        })),
+      );
+    },
     async consent(authorizeUrl) {
       const answer = await fetch(authorizeUrl, { redirect: 'manual' });
       const back = new URL(answer.headers.get('location') ?? '');
@@ -387,6 +477,10 @@ export async function startSalesforceSimulator(): Promise<SalesforceSimulator> {
       simulator.heldReads = 0;
       opportunities = new Map();
       users = new Map();
+      splits = new Map();
+      simulator.splitsEnabled = true;
+      simulator.unreachable = false;
+      simulator.dropped = 0;
       sessions = new Set();
       cursors.clear();
       codes.clear();

@@ -100,6 +100,12 @@ describe('Salesforce connector', () => {
     simulator.putOpportunity('0065g00000OPP0005', opportunity('Closed Won', 'lots'));
     simulator.putOpportunity('0065g00000OPP0006', opportunity('Closed Won', 100));
     simulator.deleteOpportunity('0065g00000OPP0006');
+    // Revenue splits (OpportunitySplit of the type splitting Amount): 60/40, and the owner alone at 100%.
+    simulator.putSplits('0065g00000OPP0001', [
+      { owner: '0055g00000REP0001', percentage: 60 },
+      { owner: '0055g00000REP0002', percentage: 40 },
+    ]);
+    simulator.putSplits('0065g00000OPP0002', [{ owner: '0055g00000REP0001', percentage: 100 }]);
 
     const connection = await connect(admin);
     assert.equal(connection.status, 'connected');
@@ -126,6 +132,11 @@ describe('Salesforce connector', () => {
     assert.equal(found.get('0065g00000OPP0003')?.currency, 'EUR');
     assert.equal(found.get('0065g00000OPP0003')?.state.amount_cents, 80_050);
     assert.equal(found.get('0065g00000OPP0004')?.status, 'lost');
+    assert.deepEqual(found.get('0065g00000OPP0001')?.splits, [
+      { owner_external_id: '0055g00000REP0001', share_bps: 6000 },
+      { owner_external_id: '0055g00000REP0002', share_bps: 4000 },
+    ]);
+    assert.equal(found.get('0065g00000OPP0002')?.splits, null, 'the owner alone at 100% is no split');
     const custom = found.get('0065g00000OPP0001')?.state.custom as Record<string, unknown> | undefined;
     assert.equal(custom?.opportunity_name, 'Acme renewal');
 
@@ -186,6 +197,8 @@ describe('Salesforce connector', () => {
     const { org, client } = await newOrg();
     const { client: admin } = await signedIn('admin', org.id);
     simulator.multiCurrency = false;
+    // Nor Opportunity Splits: the split objects are INVALID_TYPE, and each Opportunity is credited to its owner.
+    simulator.splitsEnabled = false;
     simulator.putOpportunity('0065g00000OPP0201', { ...opportunity('Closed Won', 1000), CurrencyIsoCode: undefined });
 
     const refused = await admin.api.POST('/admin/v1/connections', {
@@ -214,6 +227,7 @@ describe('Salesforce connector', () => {
     const [won] = (await client.deals.listPage({})).deals;
     assert.equal(won?.status, 'won');
     assert.equal(won?.currency, 'EUR', 'an org without multi-currency: its corporate currency');
+    assert.equal(won?.splits, null, 'an org without splits');
 
     // The session ends before its time: the next call is answered 401, a new assertion is signed, and it goes on.
     simulator.expireSessions();
@@ -257,6 +271,31 @@ describe('Salesforce connector', () => {
     const deals = new Map((await client.deals.listPage({})).deals.map((d) => [d.external_id, d]));
     assert.equal(deals.get('0065g00000OPP0302')?.status, 'won');
     assert.equal(deals.get('0065g00000OPP0301')?.version, versions.get('0065g00000OPP0301'), 'unchanged');
+
+    // Salesforce not reached at all (a network down): the sync tries again with backoff, the connection is not
+    // failing for it, and once Salesforce answers again the sync ends.
+    simulator.putOpportunity('0065g00000OPP0301', { StageName: 'Closed Lost' });
+    simulator.unreachable = true;
+    const retried = await admin.api.POST('/admin/v1/connections/{id}/resync', {
+      params: { path: { id: connection.id } },
+      body: { from: after.last_change_at as string },
+    });
+    assert.equal(retried.response.status, 200, JSON.stringify(retried.error));
+    for (let attempt = 0; simulator.dropped < 3; attempt++) {
+      assert.ok(attempt < 600, 'the sync tries again');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const waiting = (await admin.api.GET('/admin/v1/connections/{id}', { params: { path: { id: connection.id } } }))
+      .data as Connection;
+    assert.equal(waiting.status, 'syncing', 'unreachable is not a failure of the connection');
+    assert.equal(waiting.error, null);
+    simulator.unreachable = false;
+    const reached = await settled(admin, connection.id);
+    assert.equal(reached.status, 'connected', reached.error ?? '');
+    assert.equal(
+      (await client.deals.listPage({})).deals.find((d) => d.external_id === '0065g00000OPP0301')?.status,
+      'lost',
+    );
   });
 
   test('bad input: login_url on HubSpot, a missing client secret, an http login URL', async ({ newOrg, signedIn }) => {

@@ -1,16 +1,23 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
+import { reconcile } from '../../src/domain/connectors/reconciliation.ts';
 import {
   instantOf,
   jwtAudience,
   opportunitiesByIdQuery,
+  opportunitiesChangedAfterQuery,
   opportunitiesQuery,
   opportunityCells,
   opportunityFields,
   orgIdOf,
   orgMapping,
+  revenueSplitType,
+  splitsChangedAfterQuery,
+  splitsOf,
+  splitsQuery,
   versionKey,
 } from '../../src/domain/connectors/salesforce.ts';
+import { parseDealEvent } from '../../src/domain/deals/event.ts';
 import { RowMapper } from '../../src/domain/imports/recordMapper.ts';
 
 // Salesforce's pure rules for the connector: stages from OpportunityStage, the fields an org's describe allows, the
@@ -112,5 +119,93 @@ describe('Salesforce: stages, fields and records', () => {
     assert.equal(jwtAudience('https://acme.my.salesforce.com'), 'https://login.salesforce.com');
     assert.equal(jwtAudience('https://test.salesforce.com'), 'https://test.salesforce.com');
     assert.equal(jwtAudience('https://acme--uat.sandbox.my.salesforce.com'), 'https://test.salesforce.com');
+  });
+});
+
+describe('Salesforce: revenue splits and the reconciliation poll', () => {
+  test('the revenue split type is the active one splitting Amount, never an overlay', () => {
+    assert.equal(
+      revenueSplitType([
+        { Id: '149A', DeveloperName: 'Overlay', SplitField: null, IsActive: true },
+        { Id: '149B', DeveloperName: 'Revenue', SplitField: 'Amount', IsActive: true },
+      ]),
+      '149B',
+    );
+    assert.equal(
+      revenueSplitType([{ Id: '149B', DeveloperName: 'Revenue', SplitField: 'Amount', IsActive: false }]),
+      null,
+    );
+    assert.equal(revenueSplitType([]), null);
+  });
+
+  test('splits become basis points per rep, owners mapped as owners; the owner alone at 100% is no split', () => {
+    const rep = (id: string) => (id === '005B' ? 'grace@example.com' : id);
+    assert.deepEqual(
+      splitsOf(
+        [
+          { OpportunityId: '006', SplitOwnerId: '005A', SplitPercentage: 33.33 },
+          { OpportunityId: '006', SplitOwnerId: '005B', SplitPercentage: 66.67 },
+        ],
+        '005A',
+        rep,
+      ),
+      [
+        { owner_external_id: '005A', share_bps: 3333 },
+        { owner_external_id: 'grace@example.com', share_bps: 6667 },
+      ],
+    );
+    assert.equal(splitsOf([{ SplitOwnerId: '005A', SplitPercentage: 100 }], '005A', rep), null);
+    assert.deepEqual(splitsOf([{ SplitOwnerId: '005B', SplitPercentage: 100 }], '005A', rep), [
+      { owner_external_id: 'grace@example.com', share_bps: 10_000 },
+    ]);
+    assert.equal(splitsOf([], '005A', rep), null);
+  });
+
+  test('the SOQL of the poll: after a time (exclusive), splits of one type', () => {
+    const at = new Date('2026-05-01T09:10:00.000Z');
+    assert.equal(
+      opportunitiesChangedAfterQuery(['Id', 'SystemModstamp'], at),
+      'SELECT Id, SystemModstamp FROM Opportunity WHERE SystemModstamp > 2026-05-01T09:10:00Z ORDER BY SystemModstamp, Id',
+    );
+    assert.match(splitsQuery("14'9", ['006A']), /WHERE SplitTypeId = '14\\'9' AND OpportunityId IN \('006A'\)/);
+    assert.match(splitsChangedAfterQuery('149', at), /SplitTypeId = '149' AND SystemModstamp > 2026-05-01T09:10:00Z/);
+    assert.doesNotMatch(splitsChangedAfterQuery('149', null), /SystemModstamp >/);
+  });
+
+  test('a read the deal has already, or older, is no repair; a missed change is; new splits alone are splits', () => {
+    const standing = {
+      state: { amount_cents: 100, stage: 'open', close_date: '2026-05-01', owner_external_id: '005A', custom: {} },
+      status: 'open' as const,
+      currency: 'USD',
+      splits: null,
+      last_occurred_at: new Date('2026-05-01T10:00:00Z'),
+    };
+    const event = (body: Record<string, unknown>) =>
+      parseDealEvent({ external_id: '006', state: {}, occurred_at: '2026-05-01T10:00:00Z', ...body });
+    assert.equal(
+      reconcile(standing, event({ state: { amount_cents: 100 }, currency: 'USD', splits: null })),
+      'unchanged',
+    );
+    assert.equal(
+      reconcile(standing, event({ state: { amount_cents: 200 }, occurred_at: '2026-05-01T09:00:00Z' })),
+      'stale',
+    );
+    assert.equal(reconcile(standing, event({ state: { amount_cents: 200 } })), 'repair');
+    assert.equal(reconcile(standing, event({ currency: 'EUR' })), 'repair');
+    assert.equal(reconcile(null, event({ state: { amount_cents: 200 } })), 'repair');
+    assert.equal(
+      reconcile(
+        standing,
+        event({
+          splits: [
+            { owner_external_id: '005A', share_bps: 5000 },
+            { owner_external_id: '005B', share_bps: 5000 },
+          ],
+        }),
+      ),
+      'splits',
+    );
+    assert.equal(reconcile({ ...standing, status: 'deleted' }, event({ event_type: 'delete' })), 'unchanged');
+    assert.equal(reconcile(standing, event({ event_type: 'delete' })), 'repair');
   });
 });

@@ -145,3 +145,82 @@ export function jwtAudience(loginUrl: string): string {
     ? 'https://test.salesforce.com'
     : 'https://login.salesforce.com';
 }
+
+/**
+ * The Opportunities changed after a time (the reconciliation poll: `SystemModstamp >`, the caller's overlap taken
+ * off already), or all of them, oldest change first.
+ */
+export function opportunitiesChangedAfterQuery(fields: readonly string[], after: Date | null): string {
+  const where = after === null ? '' : ` WHERE SystemModstamp > ${soqlDateTime(after)}`;
+  return `SELECT ${fields.join(', ')} FROM Opportunity${where} ORDER BY SystemModstamp, Id`;
+}
+
+/** The org's split types (Opportunity Splits enabled; else Salesforce answers INVALID_TYPE). */
+export const SPLIT_TYPES_QUERY = 'SELECT Id, DeveloperName, SplitField, IsActive FROM OpportunitySplitType';
+
+/**
+ * The split type a deal's credit follows: the revenue split type, the active one that splits the `Amount` field
+ * (Salesforce's "Revenue" type, whose splits total 100%); null when the org has none. Overlay types (which need not
+ * total 100%) are never read.
+ */
+export function revenueSplitType(rows: ReadonlyArray<Record<string, unknown>>): string | null {
+  const active = rows.filter((row) => row.IsActive !== false && row.SplitField === 'Amount');
+  const revenue = active.find((row) => row.DeveloperName === 'Revenue') ?? active[0];
+  return typeof revenue?.Id === 'string' ? revenue.Id : null;
+}
+
+/** The fields of an OpportunitySplit a deal's splits are read from. */
+const SPLIT_FIELDS = 'Id, OpportunityId, SplitOwnerId, SplitPercentage, SystemModstamp';
+
+/** The revenue splits of these Opportunities. */
+export function splitsQuery(splitTypeId: string, opportunityIds: readonly string[]): string {
+  return (
+    `SELECT ${SPLIT_FIELDS} FROM OpportunitySplit WHERE SplitTypeId = ${soqlString(splitTypeId)}` +
+    ` AND OpportunityId IN (${opportunityIds.map(soqlString).join(', ')}) ORDER BY OpportunityId, Id`
+  );
+}
+
+/** The revenue splits changed after a time (their Opportunities' splits are read again), oldest change first. */
+export function splitsChangedAfterQuery(splitTypeId: string, after: Date | null): string {
+  const since = after === null ? '' : ` AND SystemModstamp > ${soqlDateTime(after)}`;
+  return (
+    `SELECT ${SPLIT_FIELDS} FROM OpportunitySplit WHERE SplitTypeId = ${soqlString(splitTypeId)}${since}` +
+    ' ORDER BY SystemModstamp, Id'
+  );
+}
+
+/** An OpportunitySplit row as the REST API returns it. */
+export type SplitRecord = Record<string, unknown> & { OpportunityId?: unknown; SplitOwnerId?: unknown };
+
+/**
+ * An Opportunity's revenue splits as a deal event's `splits`: each split owner as the rep it maps to (as owners
+ * are), its `SplitPercentage` in basis points, one entry per rep. The owner alone at 100% is no split (`null`: the
+ * owner is credited alone); so are no rows. The shares' sum is checked by the deal event.
+ */
+export function splitsOf(
+  rows: readonly SplitRecord[],
+  ownerId: unknown,
+  repOfOwner: (userId: string) => string,
+): Array<{ owner_external_id: string; share_bps: number }> | null {
+  const shares = new Map<string, number>();
+  for (const row of rows) {
+    const rep = repOfOwner(String(row.SplitOwnerId ?? ''));
+    const bps = Math.round(Number(row.SplitPercentage) * 100);
+    shares.set(rep, (shares.get(rep) ?? 0) + (Number.isFinite(bps) ? bps : Number.NaN));
+  }
+  if (shares.size === 0) return null;
+  const splits = [...shares].map(([owner_external_id, share_bps]) => ({ owner_external_id, share_bps }));
+  const owner = typeof ownerId === 'string' ? repOfOwner(ownerId) : null;
+  if (splits.length === 1 && splits[0]?.owner_external_id === owner && splits[0].share_bps === 10_000) return null;
+  return splits;
+}
+
+/** The newest `SystemModstamp` of these rows, or NaN. */
+export function newestModstamp(rows: ReadonlyArray<Record<string, unknown>>): number {
+  let newest = Number.NaN;
+  for (const row of rows) {
+    const at = instantOf(row.SystemModstamp);
+    if (!Number.isNaN(at) && !(at <= newest)) newest = at;
+  }
+  return newest;
+}

@@ -6,7 +6,11 @@ import {
   type OpportunityRecord,
   type OpportunityStage,
   orgIdOf,
+  revenueSplitType,
+  SPLIT_TYPES_QUERY,
+  type SplitRecord,
   STAGES_QUERY,
+  splitsQuery,
   USERS_QUERY,
 } from '../../domain/connectors/salesforce.ts';
 import { CrmRefusal } from './crmRefusal.ts';
@@ -15,6 +19,9 @@ import { CrmRefusal } from './crmRefusal.ts';
 // endpoint of the org's login URL (the web-server flow's code exchange and refresh, and the JWT bearer flow, its
 // assertion signed with node:crypto), and the REST API of the org's instance (describe, SOQL query and queryAll, paged
 // by `nextRecordsUrl`). A refusal of Salesforce's becomes a `CrmRefusal` carrying its own error code and message.
+
+/** Opportunity ids named in one query of their splits (keeps the SOQL well inside the REST API's URL length). */
+const SPLIT_IDS_PER_QUERY = 200;
 
 /** The REST API version the connector calls. */
 export const API_VERSION = '62.0';
@@ -185,10 +192,10 @@ export class SalesforceClient {
     });
   }
 
-  /** Every record of a query, its pages followed. */
-  async all(soql: string): Promise<OpportunityRecord[]> {
+  /** Every record of a query, its pages followed (`all`: `queryAll`, deleted records too). */
+  async all(soql: string, options: { all: boolean } = { all: false }): Promise<OpportunityRecord[]> {
     const found: OpportunityRecord[] = [];
-    let page = await this.page(soql, { all: false });
+    let page = await this.page(soql, options);
     found.push(...page.records);
     while (page.next !== undefined) {
       page = await this.next(page.next);
@@ -217,5 +224,30 @@ export class SalesforceClient {
   async corporateCurrency(): Promise<string | null> {
     const [row] = await this.all(CORPORATE_CURRENCY_QUERY);
     return typeof row?.DefaultCurrencyIsoCode === 'string' ? row.DefaultCurrencyIsoCode : null;
+  }
+
+  /**
+   * The revenue split type's id (`OpportunitySplitType`), or null: the org has no Opportunity Splits (Salesforce
+   * answers INVALID_TYPE) or no active type splitting `Amount`.
+   */
+  async revenueSplitType(): Promise<string | null> {
+    try {
+      return revenueSplitType(await this.all(SPLIT_TYPES_QUERY));
+    } catch (error) {
+      if (error instanceof CrmRefusal && /INVALID_TYPE/.test(error.message)) return null;
+      throw error;
+    }
+  }
+
+  /** The revenue splits of these Opportunities, by Opportunity id (each id present, with no rows when none). */
+  async splitsOf(splitTypeId: string, opportunityIds: readonly string[]): Promise<Map<string, SplitRecord[]>> {
+    const found = new Map<string, SplitRecord[]>(opportunityIds.map((id) => [id, []]));
+    for (let at = 0; at < opportunityIds.length; at += SPLIT_IDS_PER_QUERY) {
+      const ids = opportunityIds.slice(at, at + SPLIT_IDS_PER_QUERY);
+      for (const row of await this.all(splitsQuery(splitTypeId, ids))) {
+        found.get(String(row.OpportunityId))?.push(row);
+      }
+    }
+    return found;
   }
 }

@@ -43,6 +43,8 @@ export interface CdcOptions {
   leaseMs?: number;
   /** The first wait before subscribing again after a dropped stream; doubled per failure, up to 30 s. */
   retryMs?: number;
+  /** How often the subscriber's reconciliation poll runs while it is subscribed (15 minutes unless set). */
+  reconcileMs?: number;
 }
 
 interface Running {
@@ -107,6 +109,7 @@ export class SalesforceCdc {
       batchSize: options.batchSize ?? 100,
       leaseMs: options.leaseMs ?? 60_000,
       retryMs: options.retryMs ?? 250,
+      reconcileMs: options.reconcileMs ?? 15 * 60_000,
     };
   }
 
@@ -262,7 +265,18 @@ export class SalesforceCdc {
           }
           await this.#sleep(running, this.#backoff(failures));
         } catch (error) {
-          if (error instanceof CrmRefusal || error instanceof Refusal) {
+          if (error instanceof CrmRefusal && error.unreachable) {
+            // Salesforce's REST API not reached (a re-sync from the last change): this process's condition.
+            failures += 1;
+            this.#note(orgId, id, `this process cannot reach Salesforce (${error.message})`);
+            if (failures >= UNREACHABLE_TRIES) {
+              await connections.releaseSubscriberLease(this.#db.statements, orgId, id, this.#holder);
+              held = false;
+              failures = 0;
+              await this.#sleep(running, this.#options.leaseMs);
+              continue;
+            }
+          } else if (error instanceof CrmRefusal || error instanceof Refusal) {
             // Salesforce refused the connection's credentials or calls: the connection's own fault.
             failures += 1;
             await connections
@@ -291,13 +305,51 @@ export class SalesforceCdc {
   /** The replay id is past Salesforce's retention: what changed since the last change seen is read over REST. */
   async #reconcile(orgId: string, id: string, stand: connections.SubscriberStand, running: Running): Promise<void> {
     await connections.setStatus(this.#db.statements, orgId, id, 'syncing', { syncFrom: stand.last_change_at });
-    await this.#sync.backfill(orgId, id, () => running.stopped);
+    await this.#sync.backfill(orgId, id, () => running.stopped, { unreachableTries: 1, handBack: true });
     await connections.storeReplayId(this.#db.statements, orgId, id, {
       holder: this.#holder,
       replayId: null,
       lastChangeAt: null,
       until: this.#until(),
     });
+  }
+
+  /**
+   * The reconciliation poll, under the subscriber's lease: what Salesforce changed since the newest change the last
+   * poll (or sync) read, and the revenue splits changed, applied where the deal does not have them yet; the repairs
+   * counted on the connection (and said in the log). A refusal of Salesforce's is the connection's; not reaching
+   * Salesforce is this process's (its log), and the next poll tries again.
+   */
+  async #poll(orgId: string, id: string, client: SalesforceClient): Promise<void> {
+    const connection = await connections.findCredentials(this.#db.statements, orgId, id);
+    if (!connection?.account_id || connection.status === 'paused') return;
+    let result: Awaited<ReturnType<SalesforceSync['reconcileChanges']>>;
+    try {
+      result = await this.#sync.reconcileChanges(orgId, connection, client);
+    } catch (error) {
+      if (!(error instanceof CrmRefusal)) throw error;
+      if (error.unreachable) {
+        this.#note(orgId, id, `this process cannot reach Salesforce (${error.message})`);
+        return;
+      }
+      await connections.recordFailure(this.#db.statements, orgId, id, error.message, []);
+      return;
+    }
+    await this.#sync.reportProblems(orgId, id, result.problems);
+    await connections.recordHeldReconciliation(this.#db.statements, orgId, id, {
+      holder: this.#holder,
+      from: result.from,
+      nextFrom: result.reconciledTo,
+      read: result.read,
+      repaired: result.repaired,
+      repairedIds: result.repairedIds,
+    });
+    if (result.repaired > 0) {
+      this.#log.info(
+        { org_id: orgId, connection_id: id, repaired: result.repaired },
+        'Salesforce reconciliation: applied changes the live channel missed',
+      );
+    }
   }
 
   /** One Subscribe stream, batch by batch, until it ends, the subscriber stops, or the lease is lost. */
@@ -316,6 +368,18 @@ export class SalesforceCdc {
     const after = replayId === null ? null : Buffer.from(replayId, 'base64');
     const subscription = pubsub.subscribe(OPPORTUNITY_CHANNEL, after, this.#options.batchSize);
     running.subscription = subscription;
+    // The batches and the reconciliation polls, one at a time: a poll never compares a deal a batch is changing.
+    let chain: Promise<unknown> = Promise.resolve();
+    const serially = <T>(work: () => Promise<T>): Promise<T> => {
+      const next = chain.then(work);
+      chain = next.catch(() => undefined);
+      return next;
+    };
+    const polling = setInterval(() => {
+      serially(() => this.#poll(orgId, id, client)).catch((error: unknown) => {
+        this.#note(orgId, id, 'its reconciliation poll failed', error);
+      });
+    }, this.#options.reconcileMs);
     const renewal = setInterval(() => {
       const lease = { holder: this.#holder, now: this.#now(), until: this.#until() };
       connections
@@ -340,7 +404,7 @@ export class SalesforceCdc {
         }
         let lastChange: Date | null;
         try {
-          lastChange = await this.#commit(orgId, id, sfOrgId, client, reading, pubsub, item);
+          lastChange = await serially(() => this.#commit(orgId, id, sfOrgId, client, reading, pubsub, item));
         } catch (error) {
           // GetSchema refused (the session ended mid-stream): the batch is not committed, its replay id not stored.
           const end = streamEndOf(error);
@@ -362,7 +426,9 @@ export class SalesforceCdc {
         if (item.events.length > 0) subscription.request(item.events.length);
       }
     } finally {
+      clearInterval(polling);
       clearInterval(renewal);
+      await chain;
       running.subscription = null;
       subscription.cancel();
       pubsub.close();
@@ -438,7 +504,7 @@ export class SalesforceCdc {
         records.push(...more.records);
         next = more.next;
       }
-      const applied = await this.#sync.apply(orgId, sfOrgId, reading.current, records);
+      const applied = await this.#sync.apply(orgId, sfOrgId, reading.current, records, client);
       problems.push(...applied.problems);
     }
     await this.#sync.reportProblems(orgId, id, problems);

@@ -1,13 +1,20 @@
 import { matchOwners, type OwnerMatch } from '../../domain/connectors/owners.ts';
+import { reconcile } from '../../domain/connectors/reconciliation.ts';
 import {
   deletionKey,
   instantOf,
+  newestModstamp,
   type OpportunityRecord,
   type OpportunityStage,
+  opportunitiesByIdQuery,
+  opportunitiesChangedAfterQuery,
   opportunitiesQuery,
   opportunityCells,
   opportunityFields,
   orgMapping,
+  type SplitRecord,
+  splitsChangedAfterQuery,
+  splitsOf,
   versionKey,
 } from '../../domain/connectors/salesforce.ts';
 import { parseDealEvent } from '../../domain/deals/event.ts';
@@ -17,6 +24,7 @@ import type { JsonObject } from '../../domain/json.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import type { SecretBox } from '../../lib/secretBox.ts';
 import * as connections from '../../repositories/connections.ts';
+import * as deals from '../../repositories/deals.ts';
 import * as dealsBulk from '../../repositories/dealsBulk.ts';
 import * as orgs from '../../repositories/orgs.ts';
 import type { Transactor } from '../../repositories/transaction.ts';
@@ -37,7 +45,34 @@ export interface OrgReading {
   /** The Salesforce org's corporate currency: a record's currency where it has no `CurrencyIsoCode`. */
   corporateCurrency: string | null;
   fields: string[];
+  /** The revenue split type whose `OpportunitySplit`s are a deal's splits; null: the org has no splits. */
+  splitTypeId: string | null;
 }
+
+/**
+ * How far before the newest `SystemModstamp` read the reconciliation poll reads again: Salesforce stamps a record
+ * when its transaction writes it, not when it commits, so a long transaction's record can appear with an older
+ * stamp than one read before it.
+ */
+export const RECONCILE_OVERLAP_MS = 5 * 60 * 1000;
+
+/** What a reconciliation poll did: records it repaired, and the newest `SystemModstamp` it read. */
+export interface Reconciliation {
+  /** The change time it read after (less the overlap); null when nothing was read before it. */
+  from: Date | null;
+  read: number;
+  repaired: number;
+  /** The repaired Opportunities' ids. */
+  repairedIds: string[];
+  /** The newest change time it read: where the next poll starts. */
+  reconciledTo: Date | null;
+}
+
+/** The first wait before a sync tries Salesforce again when it could not reach it; doubled per try, up to 30 s. */
+const UNREACHABLE_RETRY_MS = 250;
+
+/** Tries of a sync that cannot reach Salesforce before the connection shows `failing` with it. */
+const UNREACHABLE_TRIES = 10;
 
 /**
  * Salesforce Opportunities into Quotient: the connection's session (the web-server flow's refresh token, or a new
@@ -165,11 +200,12 @@ export class SalesforceSync {
 
   /** The org's mapping, from its stages, its users, its Opportunity's fields and the Quotient org's reps. */
   async orgReading(orgId: string, client: salesforce.SalesforceClient): Promise<OrgReading> {
-    const [stages, owners, described, corporate] = await Promise.all([
+    const [stages, owners, described, corporate, splitTypeId] = await Promise.all([
       client.stages(),
       client.users(),
       client.fieldsOf('Opportunity'),
       client.corporateCurrency(),
+      client.revenueSplitType(),
     ]);
     const candidates = owners.flatMap((owner) => [
       owner.id,
@@ -189,11 +225,16 @@ export class SalesforceSync {
       fallbackCurrency: orgCurrency,
       corporateCurrency: corporate,
       fields: opportunityFields(mapping, described),
+      splitTypeId,
     };
   }
 
-  /** A record read by the org's mapping: its event (with its version's dedup key), a deletion, or a refusal. */
-  read(reading: OrgReading, sfOrgId: string, record: OpportunityRecord): ReadDeal {
+  /**
+   * A record read by the org's mapping: its event (with its version's dedup key), a deletion, or a refusal. With
+   * its revenue splits (an org with Opportunity Splits), the event carries them as `splits`, its dedup key names
+   * the newest split's `SystemModstamp` too, and it is in force at the later of the record's and the splits' change.
+   */
+  read(reading: OrgReading, sfOrgId: string, record: OpportunityRecord, splits?: readonly SplitRecord[]): ReadDeal {
     const { header, cells } = opportunityCells(record, reading.repOfOwner);
     try {
       const mapped = new RowMapper(reading.mapping, header).map(cells, {
@@ -202,7 +243,16 @@ export class SalesforceSync {
         ...(reading.corporateCurrency === null ? {} : { currency: reading.corporateCurrency }),
       });
       if (mapped.kind === 'deleted') return { kind: 'deleted', externalId: record.Id };
-      const body = { ...mapped.body, dedup_key: versionKey(sfOrgId, record.Id, record.SystemModstamp) };
+      const body: JsonObject = { ...mapped.body, dedup_key: versionKey(sfOrgId, record.Id, record.SystemModstamp) };
+      if (splits !== undefined) {
+        body.splits = splitsOf(splits, record.OwnerId, reading.repOfOwner);
+        const splitAt = newestModstamp(splits);
+        if (!Number.isNaN(splitAt)) {
+          body.dedup_key = `${String(body.dedup_key)}:splits:${splitAt}`;
+          const at = typeof body.occurred_at === 'string' ? Date.parse(body.occurred_at) : Number.NaN;
+          if (Number.isNaN(at) || splitAt > at) body.occurred_at = new Date(splitAt).toISOString();
+        }
+      }
       return { kind: 'event', externalId: record.Id, body, event: parseDealEvent(body) };
     } catch (error) {
       if (error instanceof RefusedRow || error instanceof Refusal) {
@@ -241,54 +291,142 @@ export class SalesforceSync {
   /**
    * Reads every Opportunity of the org (or those changed since the connection's `sync_from`), deleted ones too,
    * oldest change first, and applies them a page at a time: the first sync, or a re-sync. When `stopped` (the
-   * process closes), it ends after the page it applied; the connection stays `syncing`.
+   * process closes), it ends after the page it applied; the connection stays `syncing`. Salesforce not reached at
+   * all (DNS, a firewall, a network down: no answer of Salesforce's) is not the connection's fault: the sync tries
+   * again with backoff (from 250 ms, doubled, up to 30 s), and only after `unreachableTries` tries (10, about a
+   * minute and a half) is the connection `failing`, or, with `handBack`, the refusal thrown (the change subscriber
+   * then hands its lease on).
    */
-  async backfill(orgId: string, connectionId: string, stopped: () => boolean): Promise<void> {
-    const connection = await connections.findCredentials(this.#db.statements, orgId, connectionId);
-    if (!connection?.account_id) return;
-    try {
-      const client = await this.client(connection);
-      const reading = await this.orgReading(orgId, client);
-      const problems: string[] = [];
-      let lastChange: Date | null = null;
-      let page = await client.page(opportunitiesQuery(reading.fields, connection.sync_from), { all: true });
-      for (;;) {
-        const applied = await this.apply(orgId, connection.account_id, reading, page.records);
-        problems.push(...applied.problems);
-        if (applied.lastChange && (lastChange === null || applied.lastChange > lastChange)) {
-          lastChange = applied.lastChange;
+  async backfill(
+    orgId: string,
+    connectionId: string,
+    stopped: () => boolean,
+    options: { unreachableTries?: number; handBack?: boolean } = {},
+  ): Promise<void> {
+    const allowed = options.unreachableTries ?? UNREACHABLE_TRIES;
+    for (let tries = 1; ; tries++) {
+      try {
+        await this.#backfillOnce(orgId, connectionId, stopped);
+        return;
+      } catch (error) {
+        if (!(error instanceof CrmRefusal)) throw error;
+        if (error.unreachable && tries >= allowed && options.handBack) throw error;
+        if (!error.unreachable || tries >= allowed) {
+          await connections.recordFailure(this.#db.statements, orgId, connectionId, error.message, []);
+          return;
         }
-        if (page.next === undefined) break;
+        const wait = Math.min(30_000, UNREACHABLE_RETRY_MS * 2 ** Math.min(tries - 1, 10));
+        for (const until = Date.now() + wait; Date.now() < until; ) {
+          if (stopped()) return;
+          await new Promise((resolve) => setTimeout(resolve, Math.min(250, until - Date.now())));
+        }
         if (stopped()) return;
-        page = await client.next(page.next);
       }
-      await connections.recordSuccess(this.#db.statements, orgId, connectionId, {
-        appliedIds: [],
-        lastChangeAt: lastChange,
-        synced: true,
-      });
-      await this.reportProblems(orgId, connectionId, problems);
-    } catch (error) {
-      if (!(error instanceof CrmRefusal)) throw error;
-      await connections.recordFailure(this.#db.statements, orgId, connectionId, error.message, []);
     }
   }
 
-  /** The records' events through the deal-event batch; a deleted record becomes a deleted deal where the org has it. */
+  async #backfillOnce(orgId: string, connectionId: string, stopped: () => boolean): Promise<void> {
+    const connection = await connections.findCredentials(this.#db.statements, orgId, connectionId);
+    if (!connection?.account_id) return;
+    const client = await this.client(connection);
+    const reading = await this.orgReading(orgId, client);
+    const problems: string[] = [];
+    let lastChange: Date | null = null;
+    let page = await client.page(opportunitiesQuery(reading.fields, connection.sync_from), { all: true });
+    for (;;) {
+      const applied = await this.apply(orgId, connection.account_id, reading, page.records, client);
+      problems.push(...applied.problems);
+      if (applied.lastChange && (lastChange === null || applied.lastChange > lastChange)) {
+        lastChange = applied.lastChange;
+      }
+      if (page.next === undefined) break;
+      if (stopped()) return;
+      page = await client.next(page.next);
+    }
+    if (lastChange !== null)
+      await connections.advanceReconcileFrom(this.#db.statements, orgId, connectionId, lastChange);
+    await connections.recordSuccess(this.#db.statements, orgId, connectionId, {
+      appliedIds: [],
+      lastChangeAt: lastChange,
+      synced: true,
+    });
+    await this.reportProblems(orgId, connectionId, problems);
+  }
+
+  /**
+   * The reconciliation poll (docs/connectors.md, "Reconciliation"): the Opportunities Salesforce changed after the
+   * newest `SystemModstamp` read before (less an overlap), and those whose revenue splits changed (CDC does not
+   * carry `OpportunitySplit`), read over REST and applied through the deal-event batch, with the dedup keys of their
+   * versions. A record whose change the deal has already (from the live channel), or a newer one, is not applied; the
+   * others are the repairs. Run by the change subscriber's lease holder.
+   */
+  async reconcileChanges(
+    orgId: string,
+    connection: connections.ConnectionCredentials,
+    client: salesforce.SalesforceClient,
+  ): Promise<Reconciliation & { problems: string[] }> {
+    const sfOrgId = connection.account_id ?? '';
+    const reading = await this.orgReading(orgId, client);
+    const after =
+      connection.reconcile_next_from === null
+        ? null
+        : new Date(connection.reconcile_next_from.getTime() - RECONCILE_OVERLAP_MS);
+    const records = await client.all(opportunitiesChangedAfterQuery(reading.fields, after), { all: true });
+    let newest = newestModstamp(records);
+    if (reading.splitTypeId !== null) {
+      const changed = await client.all(splitsChangedAfterQuery(reading.splitTypeId, after));
+      const splitAt = newestModstamp(changed);
+      if (!Number.isNaN(splitAt) && !(splitAt <= newest)) newest = splitAt;
+      const read = new Set(records.map((record) => record.Id));
+      const more = [...new Set(changed.map((row) => String(row.OpportunityId)))].filter((id) => !read.has(id)).sort();
+      for (let at = 0; at < more.length; at += 200) {
+        records.push(
+          ...(await client.all(opportunitiesByIdQuery(reading.fields, more.slice(at, at + 200)), { all: true })),
+        );
+      }
+    }
+    const applied = await this.apply(orgId, sfOrgId, reading, records, client, { reconciling: true });
+    return {
+      from: after,
+      read: records.length,
+      repaired: applied.repairedIds.length,
+      repairedIds: applied.repairedIds,
+      reconciledTo: Number.isNaN(newest) ? null : new Date(newest),
+      problems: applied.problems,
+    };
+  }
+
+  /**
+   * The records' events through the deal-event batch, each with its revenue splits where the org has them; a deleted
+   * record becomes a deleted deal where the org has it. `reconciling`: only what the deal does not have yet is applied
+   * (`repaired` counts the records whose fields differed, a change of splits alone is not a repair).
+   */
   async apply(
     orgId: string,
     sfOrgId: string,
     reading: OrgReading,
     records: readonly OpportunityRecord[],
-  ): Promise<{ problems: string[]; lastChange: Date | null }> {
+    client: salesforce.SalesforceClient,
+    options: { reconciling?: boolean } = {},
+  ): Promise<{ problems: string[]; lastChange: Date | null; repairedIds: string[] }> {
     const events: BatchEvent[] = [];
     const problems: string[] = [];
     const deleted: string[] = [];
     let lastChange: number | null = null;
+    const live = records.filter((record) => record.IsDeleted !== true).map((record) => record.Id);
+    const splits =
+      reading.splitTypeId === null || live.length === 0
+        ? new Map<string, SplitRecord[]>()
+        : await client.splitsOf(reading.splitTypeId, live);
     for (const record of records) {
       const at = instantOf(record.SystemModstamp);
       if (!Number.isNaN(at)) lastChange = Math.max(lastChange ?? at, at);
-      const read = this.read(reading, sfOrgId, record);
+      const read = this.read(
+        reading,
+        sfOrgId,
+        record,
+        reading.splitTypeId === null ? undefined : (splits.get(record.Id) ?? []),
+      );
       if (read.kind === 'event') events.push({ event: read.event, body: read.body });
       else if (read.kind === 'deleted') deleted.push(read.externalId);
       else problems.push(`Salesforce Opportunity ${read.externalId}: ${read.reason}`);
@@ -306,8 +444,21 @@ export class SalesforceSync {
       };
       events.push({ event: parseDealEvent(body), body });
     }
-    if (events.length > 0) await this.#batch.ingestAll({ orgId, keyId: null, events, receivedAt: this.#now() });
-    return { problems, lastChange: lastChange === null ? null : new Date(lastChange) };
+    const repairedIds: string[] = [];
+    let applying = events;
+    if (options.reconciling) {
+      applying = [];
+      for (const one of events) {
+        const standing = await deals.findByExternalId(this.#db.statements, orgId, one.event.externalId);
+        const outcome = reconcile(standing, one.event);
+        if (outcome === 'repair') repairedIds.push(one.event.externalId);
+        if (outcome === 'repair' || outcome === 'splits') applying.push(one);
+      }
+    }
+    if (applying.length > 0) {
+      await this.#batch.ingestAll({ orgId, keyId: null, events: applying, receivedAt: this.#now() });
+    }
+    return { problems, lastChange: lastChange === null ? null : new Date(lastChange), repairedIds };
   }
 
   async reportProblems(orgId: string, connectionId: string, problems: readonly string[]): Promise<void> {
