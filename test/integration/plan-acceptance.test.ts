@@ -306,6 +306,12 @@ describe('plan acceptance', () => {
     assert.equal(shown.json.terms.length, 2);
     assert.equal(createHash('sha256').update(shown.text).digest('hex'), asked.document_sha256);
     assert.notEqual(asked.document_sha256, v1.document_sha256);
+    const wrong = await w.v1(token, `/v1/plans/${w.first.plan_id}/acceptances`, {
+      method: 'POST',
+      body: { typed_name: 'Ada' },
+    });
+    assert.equal(wrong.status, 422);
+    assert.doesNotMatch(wrong.text, /Lovelace/, 'a refusal does not tell the name to type');
     const accepted = await w.v1(token, `/v1/plans/${w.first.plan_id}/acceptances`, {
       method: 'POST',
       headers: { 'user-agent': 'Terms-Browser/1.0' },
