@@ -335,6 +335,35 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/plan-document-terms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the plan document terms
+         * @description The org's own terms printed in every plan document (clawback, leaver and governing terms);
+         *     empty texts when none are set.
+         */
+        get: operations["getPlanDocumentTerms"];
+        /**
+         * Change the plan document terms
+         * @description Sets the terms given; a term left out keeps its text, an empty text removes its section. Audited
+         *     (`plan_document_terms.updated`, before and after). Documents made from then on carry the new
+         *     terms: the document read now, the acceptance documents of the next version applied. A document
+         *     already kept with an acceptance keeps the terms it was made with, so what a rep accepted never
+         *     changes (docs/plan-documents.md).
+         */
+        put: operations["updatePlanDocumentTerms"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/plan-files": {
         parameters: {
             query?: never;
@@ -2012,6 +2041,22 @@ export interface components {
             overrides: string | null;
             /** @description Worked examples, each a set of sample deals and what the engine pays on them. */
             examples: components["schemas"]["PlanDocumentExample"][];
+            /**
+             * @description The org's own terms (clawback, leaver, governing) as they stood when the document was made, those
+             *     with text only, in that order; part of what a rep accepts. Absent when the org has none, and from
+             *     documents kept before the org could set terms.
+             */
+            terms?: {
+                /**
+                 * @description Which term.
+                 * @enum {string}
+                 */
+                key: "clawback" | "leaver" | "governing";
+                /** @description The section's title ("Clawback", "If you leave", "Governing terms"). */
+                title: string;
+                /** @description The org's text, in paragraphs. */
+                paragraphs: string[];
+            }[];
         };
         /**
          * @description A rep asked to accept one version of a plan, and their answer. A request is made when a new version
@@ -2645,6 +2690,28 @@ export interface components {
                 line: number;
                 reason: string;
             }[];
+        };
+        /**
+         * @description The org's own terms in its plan documents (docs/plan-documents.md, "Your company's terms"), printed
+         *     as the document's last section and part of the document a rep accepts. Plain text; a blank line
+         *     starts a new paragraph; an empty text: no such section.
+         */
+        PlanDocumentTerms: {
+            /**
+             * @description The clawback policy (section "Clawback").
+             * @example Commission paid on a deal the customer cancels within 90 days is recovered from later pay.
+             */
+            clawback: string;
+            /** @description What happens to pay when a rep leaves (section "If you leave"). */
+            leaver: string;
+            /** @description The governing terms (section "Governing terms"). */
+            governing: string;
+        };
+        /** @description The terms to change; a term left out keeps its text, an empty text removes it. */
+        PlanDocumentTermsChange: {
+            clawback?: string;
+            leaver?: string;
+            governing?: string;
         };
         /** @description How statements are signed off and periods paid (docs/pay-workflow.md). */
         PaySettings: {
@@ -4739,6 +4806,58 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPlanDocumentTerms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The terms. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanDocumentTerms"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updatePlanDocumentTerms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlanDocumentTermsChange"];
+            };
+        };
+        responses: {
+            /** @description The terms now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanDocumentTerms"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -4576,6 +4576,22 @@ export interface components {
             overrides: string | null;
             /** @description Worked examples, each a set of sample deals and what the engine pays on them. */
             examples: components["schemas"]["PlanDocumentExample"][];
+            /**
+             * @description The org's own terms (clawback, leaver, governing) as they stood when the document was made, those
+             *     with text only, in that order; part of what a rep accepts. Absent when the org has none, and from
+             *     documents kept before the org could set terms.
+             */
+            terms?: {
+                /**
+                 * @description Which term.
+                 * @enum {string}
+                 */
+                key: "clawback" | "leaver" | "governing";
+                /** @description The section's title ("Clawback", "If you leave", "Governing terms"). */
+                title: string;
+                /** @description The org's text, in paragraphs. */
+                paragraphs: string[];
+            }[];
         };
         /**
          * @description A rep accepting a plan version: their display name typed out (compared without regard to case and

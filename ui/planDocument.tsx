@@ -159,6 +159,19 @@ export function PlanDocumentView(props: {
           />
         ))}
       </section>
+      {(document.terms ?? []).length > 0 ? (
+        <section aria-labelledby={id('terms')}>
+          <h3 id={id('terms')}>Your company's terms</h3>
+          {(document.terms ?? []).map((term) => (
+            <section key={term.key} class="stack" aria-labelledby={id(`terms-${term.key}`)}>
+              <h4 id={id(`terms-${term.key}`)}>{term.title}</h4>
+              {term.paragraphs.map((text) => (
+                <p key={text}>{text}</p>
+              ))}
+            </section>
+          ))}
+        </section>
+      ) : null}
     </article>
   );
 }

@@ -175,6 +175,38 @@ export async function setPaySettings(
   return rows[0] as PaySettings;
 }
 
+/** The org's own terms in its plan documents (docs/plan-documents.md, "Your company's terms"); empty: none. */
+export interface PlanDocumentTermsRecord {
+  clawback: string;
+  leaver: string;
+  governing: string;
+}
+
+/** The org's plan document terms; null when there is no such org. */
+export async function planDocumentTerms(tx: Transaction, orgId: string): Promise<PlanDocumentTermsRecord | null> {
+  const rows = await tx.query<PlanDocumentTermsRecord>(
+    sql`SELECT plan_terms_clawback AS clawback, plan_terms_leaver AS leaver, plan_terms_governing AS governing
+        FROM orgs WHERE id = ${orgId}`,
+  );
+  return rows[0] ?? null;
+}
+
+/** Sets the terms given; a term left out keeps its text. Null when there is no such org. */
+export async function setPlanDocumentTerms(
+  tx: Transaction,
+  orgId: string,
+  terms: Partial<PlanDocumentTermsRecord>,
+): Promise<PlanDocumentTermsRecord | null> {
+  const rows = await tx.query<PlanDocumentTermsRecord>(
+    sql`UPDATE orgs SET plan_terms_clawback = COALESCE(${terms.clawback ?? null}::text, plan_terms_clawback),
+               plan_terms_leaver = COALESCE(${terms.leaver ?? null}::text, plan_terms_leaver),
+               plan_terms_governing = COALESCE(${terms.governing ?? null}::text, plan_terms_governing)
+        WHERE id = ${orgId}
+        RETURNING plan_terms_clawback AS clawback, plan_terms_leaver AS leaver, plan_terms_governing AS governing`,
+  );
+  return rows[0] ?? null;
+}
+
 /** How the org's rep tokens may be used from browsers (CORS) and how often (docs/rep-tokens.md). */
 export interface RepAccessRecord {
   cors_allowed_origins: string[];

@@ -97,6 +97,15 @@ export async function booksOfReps(
   return books;
 }
 
+/** How many reps have a quota of their own (an entry with a figure) under the plan. */
+export async function repsWithOwnQuota(tx: Transaction, orgId: string, planId: string): Promise<number> {
+  const rows = await tx.query<{ reps: string | number }>(
+    sql`SELECT count(DISTINCT user_id) AS reps FROM rep_quotas
+        WHERE org_id = ${orgId} AND plan_id = ${planId} AND quota_cents IS NOT NULL`,
+  );
+  return Number(rows[0]?.reps ?? 0);
+}
+
 /** Every entry of the org (or of one rep, or one plan), by rep, plan and day. */
 export async function entriesOfOrg(
   tx: Transaction,

@@ -186,9 +186,9 @@ export async function findRepById(
   tx: Transaction,
   orgId: string,
   userId: string,
-): Promise<{ user_id: string; external_id: string } | null> {
-  const rows = await tx.query<{ user_id: string; external_id: string }>(
-    sql`SELECT id AS user_id, external_id FROM users WHERE org_id = ${orgId} AND id = ${userId}`,
+): Promise<{ user_id: string; external_id: string; display_name: string | null } | null> {
+  const rows = await tx.query<{ user_id: string; external_id: string; display_name: string | null }>(
+    sql`SELECT id AS user_id, external_id, display_name FROM users WHERE org_id = ${orgId} AND id = ${userId}`,
   );
   return rows[0] ?? null;
 }

@@ -222,7 +222,7 @@ export class PlanAcceptances {
       if (!sameName(input.typedName, acceptance.user_name)) {
         throw new Refusal(
           'typed_name_mismatch',
-          `typed_name: type your name as it appears on your profile (${acceptance.user_name})`,
+          'typed_name: type your full name as your company knows you (the name on your profile)',
         );
       }
       const at = this.#now();

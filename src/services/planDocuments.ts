@@ -1,19 +1,33 @@
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import { DEFAULT_CURRENCY } from '../domain/currencies.ts';
 import type { RepQuotas } from '../domain/earnings/quotas.ts';
 import { periodIdOf } from '../domain/periods.ts';
 import { planDocumentHtml } from '../domain/plans/document/html.ts';
-import { type PlanDocument, planDocument, type QuotaSource } from '../domain/plans/document/model.ts';
+import {
+  type PlanDocument,
+  type PlanDocumentTerms,
+  planDocument,
+  type QuotaSource,
+} from '../domain/plans/document/model.ts';
 import { planDocumentPdf } from '../domain/plans/document/pdf.ts';
 import { repQuotaSource } from '../domain/plans/document/repQuota.ts';
 import { Refusal } from '../domain/refusal.ts';
 import { canSeeUser, type Viewer } from '../domain/viewer.ts';
 import { renderPdf } from '../lib/pdf/index.ts';
+import * as audit from '../repositories/audit.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as planSnapshots from '../repositories/planSnapshots.ts';
 import * as plans from '../repositories/plans.ts';
 import * as repQuotas from '../repositories/repQuotas.ts';
 import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
+
+/** The rep a document is for. */
+interface DocumentRep {
+  user_id: string;
+  external_id: string;
+  display_name: string | null;
+}
 
 /** Which version's document: the plan's current version unless a version id is given. */
 export interface PlanDocumentRequest {
@@ -36,11 +50,16 @@ export interface PlanDocumentRequest {
  * normalised plan file, as its model, an HTML page or a PDF. Versions never change, so neither does a document, but
  * for the generation time in a PDF's footer.
  */
+/** The most characters a term may have. */
+export const PLAN_DOCUMENT_TERM_MAX_CHARS = 20000;
+
 export class PlanDocuments {
+  readonly #db: Transactor;
   readonly #statements: Transaction;
   readonly #now: () => Date;
 
   constructor(db: Transactor, options: { now?: () => Date } = {}) {
+    this.#db = db;
     this.#statements = db.statements;
     this.#now = options.now ?? (() => new Date());
   }
@@ -77,7 +96,7 @@ export class PlanDocuments {
     tx: Transaction,
     orgId: string,
     request: Omit<PlanDocumentRequest, 'viewer'>,
-    forRep: { rep: { user_id: string; external_id: string } } | { quotas: RepQuotas } | null,
+    forRep: { rep: DocumentRep } | { quotas: RepQuotas } | null,
   ): Promise<PlanDocument | null> {
     const snapshot = await planSnapshots.snapshot(tx, orgId, request.planId, request.versionId);
     if (!snapshot) return null;
@@ -97,8 +116,15 @@ export class PlanDocuments {
       const firstPeriod = periodIdOf(version.created_at.toISOString().slice(0, 10), snapshot.definition.period);
       quota = repQuotaSource(snapshot.definition, quotas, firstPeriod, currency);
     }
-    const repExternalId =
-      request.repExternalId ?? (forRep !== null && 'rep' in forRep ? forRep.rep.external_id : undefined);
+    const rep = forRep !== null && 'rep' in forRep ? forRep.rep : undefined;
+    const repExternalId = request.repExternalId ?? rep?.external_id;
+    const terms = await orgs.planDocumentTerms(tx, orgId);
+    // A document for no rep says how many reps have a quota of their own, so it does not call the plan's the same
+    // for every rep when it is not.
+    const repsWithOwnQuota =
+      forRep === null && request.quota === undefined
+        ? await repQuotas.repsWithOwnQuota(tx, orgId, snapshot.plan.id)
+        : undefined;
     return planDocument({
       plan: snapshot.definition,
       plan_id: snapshot.plan.id,
@@ -109,11 +135,54 @@ export class PlanDocuments {
       won_stage: await orgs.firstWonStage(tx, orgId),
       ...(quota === undefined ? {} : { quota }),
       ...(repExternalId === undefined ? {} : { rep_external_id: repExternalId }),
+      ...(rep === undefined ? {} : { rep_display_name: rep.display_name }),
+      ...(repsWithOwnQuota === undefined ? {} : { reps_with_own_quota: repsWithOwnQuota }),
+      ...(terms === null ? {} : { terms }),
+    });
+  }
+
+  /** The org's terms of its plan documents (docs/plan-documents.md, "Your company's terms"). */
+  async terms(orgId: string): Promise<PlanDocumentTerms> {
+    const found = await orgs.planDocumentTerms(this.#statements, orgId);
+    if (!found) throw new Refusal('not_found', `no org ${orgId}`);
+    return found;
+  }
+
+  /**
+   * Sets the terms given (a term left out keeps its text; an empty text removes it), audited
+   * (`plan_document_terms.updated`, before and after). Documents made from then on carry them: the next version's
+   * acceptance documents, the document read now; documents already kept with an acceptance keep the terms they had.
+   */
+  async updateTerms(
+    orgId: string,
+    change: Partial<PlanDocumentTerms>,
+    actor: AdminActor = CLI_ACTOR,
+  ): Promise<PlanDocumentTerms> {
+    const cleaned: Partial<PlanDocumentTerms> = {};
+    for (const key of ['clawback', 'leaver', 'governing'] as const) {
+      const text = change[key];
+      if (text === undefined) continue;
+      if (typeof text !== 'string') throw new Refusal('invalid_body', `${key}: must be a string`);
+      const trimmed = text.replace(/\r\n?/g, '\n').trim();
+      if (trimmed.length > PLAN_DOCUMENT_TERM_MAX_CHARS) {
+        throw new Refusal('invalid_body', `${key}: at most ${PLAN_DOCUMENT_TERM_MAX_CHARS} characters`);
+      }
+      cleaned[key] = trimmed;
+    }
+    return this.#db.run(async (tx) => {
+      const before = await orgs.planDocumentTerms(tx, orgId);
+      if (!before) throw new Refusal('not_found', `no org ${orgId}`);
+      const after = await orgs.setPlanDocumentTerms(tx, orgId, cleaned);
+      if (!after) throw new Refusal('not_found', `no org ${orgId}`);
+      await audit.insertMany(tx, [
+        adminAuditEntry(orgId, 'plan_document_terms.updated', { before: { ...before }, after: { ...after } }, actor),
+      ]);
+      return after;
     });
   }
 
   /** The rep the document is for: `userId`, else a rep principal's own rep; none for an org without `userId`. */
-  async #rep(request: PlanDocumentRequest): Promise<{ user_id: string; external_id: string } | null> {
+  async #rep(request: PlanDocumentRequest): Promise<DocumentRep | null> {
     const { viewer } = request;
     const userId = request.userId ?? (viewer.kind === 'rep' ? viewer.userId : undefined);
     if (userId === undefined) return null;

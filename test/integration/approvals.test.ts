@@ -495,6 +495,21 @@ describe('statement approvals', () => {
       listed.statements.map((each) => each.state),
       ['waiting_rep', 'waiting_rep', 'waiting_rep', 'waiting_rep'],
     );
+    const board = await cliJson<{ statements: Array<{ approval: { state: string }; waiting_on: unknown[] }> }>([
+      'periods',
+      'board',
+      PERIOD,
+      '--org',
+      org.id,
+    ]);
+    assert.deepEqual(
+      board.statements.map((each) => [each.approval.state, each.waiting_on.length]),
+      listed.statements.map(() => ['waiting_rep', 1]),
+    );
+    const human = await runCli(['periods', 'board', PERIOD, '--org', org.id]);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /approvals: rep/);
+    assert.match(human.stdout, /waiting_rep/);
     const refused = await runCli(['periods', 'lock', PERIOD, '--org', org.id, '--json']);
     assert.equal(refused.code, 2);
     const error = onlyJson(refused) as { error: string; waiting: unknown[] };

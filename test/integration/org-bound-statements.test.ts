@@ -298,6 +298,7 @@ async function workload(orgId: string) {
   await client.adjustments.listPage({ period_id: PERIOD });
 
   // Acceptances, rep tokens and what a rep does with one.
+  ok(await api.PUT('/admin/v1/plan-document-terms', { body: { clawback: 'Cancelled deals are recovered.' } }));
   ok(
     await api.PUT('/admin/v1/pay-settings', {
       body: { pay_waits_for_acceptance: true, statement_approval_policy: 'rep_then_manager' },

@@ -116,6 +116,11 @@ describe('plan acceptance, end to end', () => {
     await console_.getByRole('button', { name: 'Upload quotas' }).click();
     await console_.getByText(/^1 quota entry and 1 start date changed/).waitFor();
 
+    // The org's terms, set before version 2: part of the document the rep accepts.
+    const terms = await adminApi.api.PUT('/admin/v1/plan-document-terms', {
+      body: { leaver: 'Deals won after your leaving date pay nothing.' },
+    });
+    assert.equal(terms.response.status, 200);
     await console_.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Plans' }).click();
     await console_.getByRole('heading', { level: 1, name: 'Plans' }).waitFor();
     await console_.getByRole('textbox', { name: 'Plan file' }).fill(stringify(versionTwo(planKey)));
@@ -165,6 +170,12 @@ describe('plan acceptance, end to end', () => {
       ['2', '50,000.00', '100,000.00', '8.00%'],
       ['3', '100,000.00', 'and above', '12.00%'],
     ]);
+    await page
+      .getByRole('region', { name: "Your company's terms" })
+      .getByText('Deals won after your leaving date pay nothing.')
+      .waitFor();
+    // The form does not tell the rep the name to type.
+    assert.doesNotMatch((await page.locator('#accept').innerText()) ?? '', /Dana|Reyes/);
     await assertAccessible(page, 'the acceptance page');
     await page.setViewportSize({ width: 375, height: 800 });
     await assertFitsWidth(page);
@@ -177,7 +188,7 @@ describe('plan acceptance, end to end', () => {
     await page.keyboard.press('Enter');
     await page
       .getByRole('alert')
-      .getByText(/type your name as it appears/)
+      .getByText(/type your full name as your company knows you/)
       .waitFor();
     const accepted = await fetch(`${server.url}/v1/plan-acceptances?user_id=${rep.id}&state=accepted`, {
       headers: { Authorization: `Bearer ${rawKey}` },

@@ -10,6 +10,7 @@ import type { RunningServer } from '../../src/main.ts';
 import { dealEvent, ingest } from '../factories/deals.ts';
 import { planDocument } from '../factories/plans.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
+import { adminClient } from '../helpers/adminClient.ts';
 import { cliJson, onlyJson, runCli, SLOW_CLI_TEST_MS } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
 import { testServices } from '../helpers/services.ts';
@@ -237,6 +238,95 @@ describe('plan acceptance', () => {
 
     const peer = await w.v1(await w.tokenOf(w.ids.rep018), `/v1/plan-acceptances/${asked.id}/document`);
     assert.equal(peer.status, 404);
+  });
+
+  test("the org's terms and the rep's name are in the document a rep accepts; new terms, a new hash for the next version", async ({
+    db,
+    server,
+    newOrg,
+  }) => {
+    const w = await world(db, server, newOrg);
+    const email = `terms-${w.org.id}@example.com`;
+    const { password } = await w.services.admin.admins.create({ orgId: w.org.id, email, role: 'admin' });
+    const admin = adminClient(server);
+    assert.equal((await admin.signIn(email, password)).response.status, 201);
+    const none = await admin.api.GET('/admin/v1/plan-document-terms');
+    assert.deepEqual(none.data, { clawback: '', leaver: '', governing: '' });
+    const tooLong = await admin.api.PUT('/admin/v1/plan-document-terms', { body: { leaver: 'x'.repeat(20001) } });
+    assert.equal(tooLong.response.status, 400);
+    assert.deepEqual(
+      (await admin.api.GET('/admin/v1/plan-document-terms')).data,
+      none.data,
+      'a refusal changes nothing',
+    );
+
+    const set = await admin.api.PUT('/admin/v1/plan-document-terms', {
+      body: {
+        clawback: 'Commission on a deal cancelled within 90 days is recovered.\n\nRecovery comes from later pay.',
+        governing: '  The laws of England apply.  ',
+      },
+    });
+    assert.equal(set.response.status, 200, JSON.stringify(set.error));
+    assert.deepEqual(set.data, {
+      clawback: 'Commission on a deal cancelled within 90 days is recovered.\n\nRecovery comes from later pay.',
+      leaver: '',
+      governing: 'The laws of England apply.',
+    });
+    const [entry] = await w.audits('plan_document_terms.updated');
+    assert.ok(entry);
+    assert.deepEqual((entry.details as { before: unknown }).before, none.data);
+
+    // The rep's display name heads their document, in place of the external id.
+    await w.services.admin.repNames.setByAdmin({ orgId: w.org.id, userId: w.ids.rep017, name: 'Ada Lovelace' });
+    const token = await w.tokenOf(w.ids.rep017);
+    const current = (await w.v1(token, `/v1/plans/${w.first.plan_id}/document`)).json;
+    assert.match(current.subtitle, /for Ada Lovelace$/);
+    assert.deepEqual(current.terms, [
+      {
+        key: 'clawback',
+        title: 'Clawback',
+        paragraphs: ['Commission on a deal cancelled within 90 days is recovered.', 'Recovery comes from later pay.'],
+      },
+      { key: 'governing', title: 'Governing terms', paragraphs: ['The laws of England apply.'] },
+    ]);
+    const html = await w.v1(token, `/v1/plans/${w.first.plan_id}/document?format=html`);
+    assert.match(html.text, /Your company&#39;s terms|Your company's terms/);
+    assert.match(html.text, /The laws of England apply\./);
+
+    // Version 1 was asked before the terms: its kept document has none. Version 2's has them, with its own hash.
+    const [v1] = (await w.v1(token, '/v1/plan-acceptances')).json.plan_acceptances;
+    const keptV1 = await w.v1(token, `/v1/plan-acceptances/${v1.id}/document`);
+    assert.equal(keptV1.json.terms, undefined);
+    await w.apply(['rep-017'], 2500);
+    const asked = (await w.v1(token, '/v1/plan-acceptances')).json.plan_acceptances.find(
+      (acceptance: { plan_version: number }) => acceptance.plan_version === 2,
+    );
+    assert.ok(asked);
+    const shown = await w.v1(token, `/v1/plan-acceptances/${asked.id}/document`);
+    assert.equal(shown.json.terms.length, 2);
+    assert.equal(createHash('sha256').update(shown.text).digest('hex'), asked.document_sha256);
+    assert.notEqual(asked.document_sha256, v1.document_sha256);
+    const wrong = await w.v1(token, `/v1/plans/${w.first.plan_id}/acceptances`, {
+      method: 'POST',
+      body: { typed_name: 'Ada' },
+    });
+    assert.equal(wrong.status, 422);
+    assert.doesNotMatch(wrong.text, /Lovelace/, 'a refusal does not tell the name to type');
+    const accepted = await w.v1(token, `/v1/plans/${w.first.plan_id}/acceptances`, {
+      method: 'POST',
+      headers: { 'user-agent': 'Terms-Browser/1.0' },
+      body: { typed_name: 'ada lovelace' },
+    });
+    assert.equal(accepted.status, 200, accepted.text);
+    assert.equal(accepted.json.plan_acceptance.document_sha256, asked.document_sha256);
+    assert.equal(accepted.json.plan_acceptance.user_agent, 'Terms-Browser/1.0');
+    assert.ok(accepted.json.plan_acceptance.accepted_at);
+
+    // Terms changed later leave the accepted document as it was.
+    await admin.api.PUT('/admin/v1/plan-document-terms', { body: { governing: '' } });
+    const kept = await w.v1(token, `/v1/plan-acceptances/${asked.id}/document`);
+    assert.equal(kept.text, shown.text);
+    assert.equal((await w.v1(token, `/v1/plans/${w.first.plan_id}/document`)).json.terms.length, 1);
   });
 
   test('admins see who has and has not accepted a version, and remind at most once an hour', async ({

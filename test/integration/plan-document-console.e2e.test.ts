@@ -4,7 +4,7 @@ import { describe } from 'vitest';
 import { periodBounds, periodIdOf } from '../../src/domain/periods.ts';
 import { createAdmin } from '../factories/admins.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
-import { collectConsoleErrors } from '../helpers/browser.ts';
+import { collectConsoleErrors, seriousAccessibilityViolations } from '../helpers/browser.ts';
 import { test } from '../helpers/fixtures.ts';
 import { pdfText } from '../helpers/pdfText.ts';
 
@@ -91,13 +91,9 @@ describe('the plan document in the console', () => {
     assert.deepEqual(errors, []);
   });
 
-  test('an admin names a rep on the Reps page, then picks the rep on the document page: their quota, their PDF', async ({
-    db,
-    server,
-    browser,
-    org,
-    services,
-  }) => {
+  test('an admin names a rep on the Reps page, writes the terms on the Plans page, then picks the rep on the document page: their name, quota, terms, their PDF', {
+    timeout: 120_000,
+  }, async ({ db, server, browser, org, services }) => {
     const plan = planDocument({ name: 'Inside sales' });
     const applied = await applyPlan(db, org.id, plan);
     const month = periodIdOf(new Date().toISOString().slice(0, 10), 'monthly');
@@ -128,8 +124,21 @@ describe('the plan document in the console', () => {
     const user = await db.user.findFirstOrThrow({ where: { org_id: org.id, external_id: 'rep-q' } });
     assert.deepEqual([user.display_name, user.display_name_source], ['Quinn Rivera', 'admin']);
 
+    // The org's terms, written on the Plans page, end every document.
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Plans' }).click();
+    const terms = page.getByRole('region', { name: "Your company's terms in plan documents" });
+    await terms.getByLabel('Clawback').fill('Commission on a deal cancelled within 90 days is recovered.');
+    await terms.getByLabel('Governing terms').fill('The laws of England apply.');
+    await terms.getByRole('button', { name: 'Save terms' }).click();
+    await terms.getByText('Terms saved.').waitFor();
+    assert.deepEqual(await seriousAccessibilityViolations(page), []);
+    assert.equal(await terms.getByLabel('Governing terms').inputValue(), 'The laws of England apply.');
+
     await page.goto(`${server.url}/admin/plans/${applied.plan_id}/versions/${applied.version_id}/document`);
     await page.getByRole('heading', { level: 1, name: 'Inside sales' }).waitFor();
+    const termsSection = page.getByRole('region', { name: "Your company's terms" });
+    await termsSection.getByRole('heading', { name: 'Clawback' }).waitFor();
+    await termsSection.getByText('The laws of England apply.').waitFor();
     await page.getByLabel('Rep').focus();
     await page.getByLabel('Rep').selectOption({ label: 'Quinn Rivera (rep-q)' });
     const quota = page.getByRole('table', { name: 'Your quota by period' });
@@ -137,6 +146,9 @@ describe('the plan document in the console', () => {
     assert.deepEqual(first.slice(0, 2), [month, '120,000.00']);
     // The focus stays on the picker while the rep's document loads.
     assert.equal(await page.evaluate('document.activeElement?.id'), 'document-rep');
+    // The rep's name heads their document.
+    await page.getByText(/· for Quinn Rivera$/).waitFor();
+    assert.deepEqual(await seriousAccessibilityViolations(page), []);
 
     const [download] = await Promise.all([
       page.waitForEvent('download'),
@@ -145,6 +157,8 @@ describe('the plan document in the console', () => {
     assert.equal(new URL(download.url()).searchParams.get('user_id'), user.id);
     const read = await pdfText(new Uint8Array(await readFile(await download.path())));
     assert.match(read.text, /120,000\.00/);
+    assert.match(read.text, /Your company's terms/);
+    assert.match(read.text, /The laws of England apply\./);
     assert.deepEqual(errors, []);
   });
 });

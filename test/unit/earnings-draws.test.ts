@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, test } from 'vitest';
-import { settleDraws } from '../../src/domain/earnings/draws.ts';
+import { planDrawTargets } from '../../src/domain/earnings/advanceDraws.ts';
+import { drawTargets, settleDraws } from '../../src/domain/earnings/draws.ts';
 import type { EnginePlanVersion } from '../../src/domain/earnings/types.ts';
 import { chip, deal, otherRep, plan, rep } from '../factories/earnings.ts';
 import { DrawsWorld } from '../helpers/drawsWorld.ts';
@@ -194,6 +195,78 @@ describe('a draw for part of a period, by hand', () => {
     );
     world.lock('2026-04');
     assert.deepEqual(drawRows(world), []);
+  });
+});
+
+describe("a leaver's draw follows the plan's leaver rule", () => {
+  const periods = ['2026-04', '2026-05', '2026-06'].map((period_id) => ({ period_id, earned_cents: 0n }));
+  const leaving = { date: '2026-05-10', paid_through: '2026-04-30' };
+  const summary = (targets: ReturnType<typeof drawTargets>) =>
+    targets.map((target) => [
+      target.period_id,
+      target.earned_cents,
+      target.trace.steps[0]?.type === 'zero_target' ? target.trace.steps[0].reason : target.trace.steps[0]?.type,
+    ]);
+
+  test('paid through the leaving date: May prorated to the 10th, June nothing, said to be the leaver rule', () => {
+    const targets = drawTargets(
+      drawPlan(false),
+      rep,
+      { amount: 300_000n, recoverable: false },
+      periods,
+      0n,
+      'USD',
+      leaving,
+    );
+    // May: 3,000.00 × 10 / 31 = 967.74.
+    assert.deepEqual(summary(targets), [
+      ['2026-04', 300_000, 'draw'],
+      ['2026-05', 96_774, 'draw'],
+      ['2026-06', 0, 'leaver'],
+    ]);
+    const june = targets[2];
+    assert.match(
+      june?.trace.explanation[0] ?? '',
+      /^rep-017 left on 2026-05-10; plan .* leaver rule \(pay_through_leaving_date\)/,
+    );
+    assert.match(june?.trace.explanation[0] ?? '', /does not reach 2026-06, so the draw pays and recovers nothing\.$/);
+    assert.match(targets[1]?.trace.explanation[0] ?? '', /^rep-017 left on 2026-05-10/);
+  });
+
+  test('stop: the leaving period forfeits its draw, in advance too; a rep who stays is paid every period', () => {
+    const stop = drawPlan(false, { leaver_rule: 'stop' });
+    assert.deepEqual(
+      summary(drawTargets(stop, rep, { amount: 300_000n, recoverable: false }, periods, 0n, 'USD', leaving)),
+      [
+        ['2026-04', 300_000, 'draw'],
+        ['2026-05', 0, 'leaver'],
+        ['2026-06', 0, 'leaver'],
+      ],
+    );
+    const advance = planDrawTargets(
+      stop,
+      rep,
+      { amount: 300_000n, recoverable: false, in_advance: true },
+      periods,
+      0n,
+      'USD',
+      leaving,
+    ).filter((target) => target.period_id === '2026-06');
+    assert.ok(advance.every((target) => target.earned_cents === 0));
+    assert.ok(advance.every((target) => target.trace.steps[0]?.type === 'zero_target'));
+    assert.deepEqual(
+      summary(drawTargets(stop, rep, { amount: 300_000n, recoverable: false }, periods, 0n, 'USD')).map(
+        (row) => row[1],
+      ),
+      [300_000, 300_000, 300_000],
+    );
+  });
+
+  test('a period outside the assignment is still not_assigned', () => {
+    const dated = drawPlan(false, { assignees: [{ owner_external_id: rep.external_id, from: '2026-05-01' }] });
+    const targets = drawTargets(dated, rep, { amount: 300_000n, recoverable: false }, periods, 0n, 'USD', leaving);
+    assert.deepEqual(summary(targets)[0], ['2026-04', 0, 'not_assigned']);
+    assert.deepEqual(summary(targets)[2], ['2026-06', 0, 'leaver']);
   });
 });
 

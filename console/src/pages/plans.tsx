@@ -1,12 +1,13 @@
 import { useState } from 'preact/hooks';
 import { formatMoney } from '../../../src/domain/earnings/money.ts';
 import { dateTime, plural, shortDateTime } from '../../../ui/format.ts';
-import { api, describeError } from '../api.ts';
+import { api, describeError, type Schemas } from '../api.ts';
 import { ApplyFileForm } from '../applyFile.tsx';
 import {
   Badge,
   ConfirmDialog,
   Empty,
+  Field,
   type Outcome,
   OutcomeNotice,
   PageHeader,
@@ -74,7 +75,99 @@ export function PlansPage(props: { canChange: boolean }) {
           </div>
         )}
       </ShowList>
+      <PlanDocumentTermsCard canChange={props.canChange} />
     </>
+  );
+}
+
+type Terms = Schemas['PlanDocumentTerms'];
+
+const TERM_FIELDS: Array<{ key: keyof Terms; label: string; hint: string }> = [
+  { key: 'clawback', label: 'Clawback', hint: 'When paid commission is taken back, e.g. a deal the customer cancels.' },
+  { key: 'leaver', label: 'If you leave', hint: 'What happens to pay after a rep’s leaving date.' },
+  { key: 'governing', label: 'Governing terms', hint: 'The terms and law the plan is governed by.' },
+];
+
+/**
+ * The org's own terms printed at the end of every plan document (docs/plan-documents.md, "Your company's terms"): part
+ * of what a rep accepts from the next version on.
+ */
+function PlanDocumentTermsCard(props: { canChange: boolean }) {
+  const [loaded, reload] = useLoad(() => api.GET('/admin/v1/plan-document-terms'), []);
+  const [edited, setEdited] = useState<Partial<Terms>>({});
+  const [outcome, setOutcome] = useState<Outcome | undefined>();
+  const [saving, setSaving] = useState(false);
+  return (
+    <section class="card stack" aria-labelledby="plan-terms-title">
+      <h2 id="plan-terms-title">Your company's terms in plan documents</h2>
+      <p class="muted">
+        Printed as the last section of every plan document, in this order. They become part of the document a rep
+        accepts for versions applied from now on; documents already accepted keep the terms they had. A blank line
+        starts a new paragraph; leave a term empty to leave it out.
+      </p>
+      <Show loaded={loaded} retry={reload}>
+        {(terms) => (
+          <form
+            class="stack"
+            onSubmit={(event) => {
+              event.preventDefault();
+              void (async () => {
+                setSaving(true);
+                setOutcome(undefined);
+                try {
+                  const { data, error } = await api.PUT('/admin/v1/plan-document-terms', { body: edited });
+                  if (data) {
+                    setEdited({});
+                    setOutcome({ kind: 'success', text: 'Terms saved.' });
+                    void reload();
+                  } else {
+                    setOutcome({ kind: 'error', text: describeError(error) });
+                  }
+                } catch {
+                  setOutcome({
+                    kind: 'error',
+                    text: 'The server could not be reached. Check your connection and retry.',
+                  });
+                } finally {
+                  setSaving(false);
+                }
+              })();
+            }}
+          >
+            {TERM_FIELDS.map((field) => (
+              <Field key={field.key} label={field.label} id={`plan-terms-${field.key}`} hint={field.hint}>
+                <textarea
+                  id={`plan-terms-${field.key}`}
+                  rows={4}
+                  maxLength={20000}
+                  readOnly={!props.canChange}
+                  aria-describedby={`plan-terms-${field.key}-hint`}
+                  value={edited[field.key] ?? terms[field.key]}
+                  onInput={(event) => {
+                    const value = event.currentTarget.value;
+                    setEdited((before) => ({ ...before, [field.key]: value }));
+                  }}
+                />
+              </Field>
+            ))}
+            <div aria-live="polite">
+              <OutcomeNotice outcome={outcome} />
+            </div>
+            {props.canChange ? (
+              <div>
+                <button
+                  type="submit"
+                  class="button button-primary"
+                  disabled={saving || Object.keys(edited).length === 0}
+                >
+                  {saving ? 'Saving…' : 'Save terms'}
+                </button>
+              </div>
+            ) : null}
+          </form>
+        )}
+      </Show>
+    </section>
   );
 }
 

@@ -4367,6 +4367,9 @@ export const OrgScalarFieldEnum = {
   pay_waits_for_acceptance: 'pay_waits_for_acceptance',
   cors_allowed_origins: 'cors_allowed_origins',
   rep_rate_limit_per_minute: 'rep_rate_limit_per_minute',
+  plan_terms_clawback: 'plan_terms_clawback',
+  plan_terms_leaver: 'plan_terms_leaver',
+  plan_terms_governing: 'plan_terms_governing',
   created_at: 'created_at'
 } as const
 

@@ -45,6 +45,9 @@ export type OrgMinAggregateOutputType = {
   four_eyes_payment: boolean | null
   pay_waits_for_acceptance: boolean | null
   rep_rate_limit_per_minute: number | null
+  plan_terms_clawback: string | null
+  plan_terms_leaver: string | null
+  plan_terms_governing: string | null
   created_at: Date | null
 }
 
@@ -57,6 +60,9 @@ export type OrgMaxAggregateOutputType = {
   four_eyes_payment: boolean | null
   pay_waits_for_acceptance: boolean | null
   rep_rate_limit_per_minute: number | null
+  plan_terms_clawback: string | null
+  plan_terms_leaver: string | null
+  plan_terms_governing: string | null
   created_at: Date | null
 }
 
@@ -72,6 +78,9 @@ export type OrgCountAggregateOutputType = {
   pay_waits_for_acceptance: number
   cors_allowed_origins: number
   rep_rate_limit_per_minute: number
+  plan_terms_clawback: number
+  plan_terms_leaver: number
+  plan_terms_governing: number
   created_at: number
   _all: number
 }
@@ -96,6 +105,9 @@ export type OrgMinAggregateInputType = {
   four_eyes_payment?: true
   pay_waits_for_acceptance?: true
   rep_rate_limit_per_minute?: true
+  plan_terms_clawback?: true
+  plan_terms_leaver?: true
+  plan_terms_governing?: true
   created_at?: true
 }
 
@@ -108,6 +120,9 @@ export type OrgMaxAggregateInputType = {
   four_eyes_payment?: true
   pay_waits_for_acceptance?: true
   rep_rate_limit_per_minute?: true
+  plan_terms_clawback?: true
+  plan_terms_leaver?: true
+  plan_terms_governing?: true
   created_at?: true
 }
 
@@ -123,6 +138,9 @@ export type OrgCountAggregateInputType = {
   pay_waits_for_acceptance?: true
   cors_allowed_origins?: true
   rep_rate_limit_per_minute?: true
+  plan_terms_clawback?: true
+  plan_terms_leaver?: true
+  plan_terms_governing?: true
   created_at?: true
   _all?: true
 }
@@ -225,6 +243,9 @@ export type OrgGroupByOutputType = {
   pay_waits_for_acceptance: boolean
   cors_allowed_origins: string[]
   rep_rate_limit_per_minute: number
+  plan_terms_clawback: string
+  plan_terms_leaver: string
+  plan_terms_governing: string
   created_at: Date
   _count: OrgCountAggregateOutputType | null
   _avg: OrgAvgAggregateOutputType | null
@@ -263,6 +284,9 @@ export type OrgWhereInput = {
   pay_waits_for_acceptance?: Prisma.BoolFilter<"Org"> | boolean
   cors_allowed_origins?: Prisma.StringNullableListFilter<"Org">
   rep_rate_limit_per_minute?: Prisma.IntFilter<"Org"> | number
+  plan_terms_clawback?: Prisma.StringFilter<"Org"> | string
+  plan_terms_leaver?: Prisma.StringFilter<"Org"> | string
+  plan_terms_governing?: Prisma.StringFilter<"Org"> | string
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
@@ -298,6 +322,9 @@ export type OrgOrderByWithRelationInput = {
   pay_waits_for_acceptance?: Prisma.SortOrder
   cors_allowed_origins?: Prisma.SortOrder
   rep_rate_limit_per_minute?: Prisma.SortOrder
+  plan_terms_clawback?: Prisma.SortOrder
+  plan_terms_leaver?: Prisma.SortOrder
+  plan_terms_governing?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   users?: Prisma.UserOrderByRelationAggregateInput
   api_keys?: Prisma.ApiKeyOrderByRelationAggregateInput
@@ -336,6 +363,9 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   pay_waits_for_acceptance?: Prisma.BoolFilter<"Org"> | boolean
   cors_allowed_origins?: Prisma.StringNullableListFilter<"Org">
   rep_rate_limit_per_minute?: Prisma.IntFilter<"Org"> | number
+  plan_terms_clawback?: Prisma.StringFilter<"Org"> | string
+  plan_terms_leaver?: Prisma.StringFilter<"Org"> | string
+  plan_terms_governing?: Prisma.StringFilter<"Org"> | string
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
@@ -371,6 +401,9 @@ export type OrgOrderByWithAggregationInput = {
   pay_waits_for_acceptance?: Prisma.SortOrder
   cors_allowed_origins?: Prisma.SortOrder
   rep_rate_limit_per_minute?: Prisma.SortOrder
+  plan_terms_clawback?: Prisma.SortOrder
+  plan_terms_leaver?: Prisma.SortOrder
+  plan_terms_governing?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   _count?: Prisma.OrgCountOrderByAggregateInput
   _avg?: Prisma.OrgAvgOrderByAggregateInput
@@ -394,6 +427,9 @@ export type OrgScalarWhereWithAggregatesInput = {
   pay_waits_for_acceptance?: Prisma.BoolWithAggregatesFilter<"Org"> | boolean
   cors_allowed_origins?: Prisma.StringNullableListFilter<"Org">
   rep_rate_limit_per_minute?: Prisma.IntWithAggregatesFilter<"Org"> | number
+  plan_terms_clawback?: Prisma.StringWithAggregatesFilter<"Org"> | string
+  plan_terms_leaver?: Prisma.StringWithAggregatesFilter<"Org"> | string
+  plan_terms_governing?: Prisma.StringWithAggregatesFilter<"Org"> | string
   created_at?: Prisma.DateTimeWithAggregatesFilter<"Org"> | Date | string
 }
 
@@ -409,6 +445,9 @@ export type OrgCreateInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -444,6 +483,9 @@ export type OrgUncheckedCreateInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -479,6 +521,9 @@ export type OrgUpdateInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -514,6 +559,9 @@ export type OrgUncheckedUpdateInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -549,6 +597,9 @@ export type OrgCreateManyInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
 }
 
@@ -564,6 +615,9 @@ export type OrgUpdateManyMutationInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -579,6 +633,9 @@ export type OrgUncheckedUpdateManyInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -602,6 +659,9 @@ export type OrgCountOrderByAggregateInput = {
   pay_waits_for_acceptance?: Prisma.SortOrder
   cors_allowed_origins?: Prisma.SortOrder
   rep_rate_limit_per_minute?: Prisma.SortOrder
+  plan_terms_clawback?: Prisma.SortOrder
+  plan_terms_leaver?: Prisma.SortOrder
+  plan_terms_governing?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -619,6 +679,9 @@ export type OrgMaxOrderByAggregateInput = {
   four_eyes_payment?: Prisma.SortOrder
   pay_waits_for_acceptance?: Prisma.SortOrder
   rep_rate_limit_per_minute?: Prisma.SortOrder
+  plan_terms_clawback?: Prisma.SortOrder
+  plan_terms_leaver?: Prisma.SortOrder
+  plan_terms_governing?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -631,6 +694,9 @@ export type OrgMinOrderByAggregateInput = {
   four_eyes_payment?: Prisma.SortOrder
   pay_waits_for_acceptance?: Prisma.SortOrder
   rep_rate_limit_per_minute?: Prisma.SortOrder
+  plan_terms_clawback?: Prisma.SortOrder
+  plan_terms_leaver?: Prisma.SortOrder
+  plan_terms_governing?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -983,6 +1049,9 @@ export type OrgCreateWithoutUsersInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
@@ -1017,6 +1086,9 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
@@ -1067,6 +1139,9 @@ export type OrgUpdateWithoutUsersInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
@@ -1101,6 +1176,9 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
@@ -1135,6 +1213,9 @@ export type OrgCreateWithoutRep_quotasInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1169,6 +1250,9 @@ export type OrgUncheckedCreateWithoutRep_quotasInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1219,6 +1303,9 @@ export type OrgUpdateWithoutRep_quotasInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1253,6 +1340,9 @@ export type OrgUncheckedUpdateWithoutRep_quotasInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1287,6 +1377,9 @@ export type OrgCreateWithoutRep_managersInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1321,6 +1414,9 @@ export type OrgUncheckedCreateWithoutRep_managersInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1371,6 +1467,9 @@ export type OrgUpdateWithoutRep_managersInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1405,6 +1504,9 @@ export type OrgUncheckedUpdateWithoutRep_managersInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1439,6 +1541,9 @@ export type OrgCreateWithoutApi_keysInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
@@ -1473,6 +1578,9 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
@@ -1523,6 +1631,9 @@ export type OrgUpdateWithoutApi_keysInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
@@ -1557,6 +1668,9 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
@@ -1591,6 +1705,9 @@ export type OrgCreateWithoutAdminsInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1625,6 +1742,9 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1675,6 +1795,9 @@ export type OrgUpdateWithoutAdminsInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1709,6 +1832,9 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1743,6 +1869,9 @@ export type OrgCreateWithoutDealsInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1777,6 +1906,9 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1827,6 +1959,9 @@ export type OrgUpdateWithoutDealsInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1861,6 +1996,9 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1895,6 +2033,9 @@ export type OrgCreateWithoutPlansInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1929,6 +2070,9 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1979,6 +2123,9 @@ export type OrgUpdateWithoutPlansInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -2013,6 +2160,9 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -2047,6 +2197,9 @@ export type OrgCreateWithoutPeriodsInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -2081,6 +2234,9 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -2131,6 +2287,9 @@ export type OrgUpdateWithoutPeriodsInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -2165,6 +2324,9 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -2199,6 +2361,9 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -2233,6 +2398,9 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -2283,6 +2451,9 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -2317,6 +2488,9 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -2351,6 +2525,9 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -2385,6 +2562,9 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -2435,6 +2615,9 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -2469,6 +2652,9 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -2503,6 +2689,9 @@ export type OrgCreateWithoutExchange_ratesInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -2537,6 +2726,9 @@ export type OrgUncheckedCreateWithoutExchange_ratesInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -2587,6 +2779,9 @@ export type OrgUpdateWithoutExchange_ratesInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -2621,6 +2816,9 @@ export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -2655,6 +2853,9 @@ export type OrgCreateWithoutIdentity_providersInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -2689,6 +2890,9 @@ export type OrgUncheckedCreateWithoutIdentity_providersInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -2739,6 +2943,9 @@ export type OrgUpdateWithoutIdentity_providersInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -2773,6 +2980,9 @@ export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -2807,6 +3017,9 @@ export type OrgCreateWithoutAdjustmentsInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -2841,6 +3054,9 @@ export type OrgUncheckedCreateWithoutAdjustmentsInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -2891,6 +3107,9 @@ export type OrgUpdateWithoutAdjustmentsInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -2925,6 +3144,9 @@ export type OrgUncheckedUpdateWithoutAdjustmentsInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -2959,6 +3181,9 @@ export type OrgCreateWithoutStatement_approvalsInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -2993,6 +3218,9 @@ export type OrgUncheckedCreateWithoutStatement_approvalsInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -3043,6 +3271,9 @@ export type OrgUpdateWithoutStatement_approvalsInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -3077,6 +3308,9 @@ export type OrgUncheckedUpdateWithoutStatement_approvalsInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -3111,6 +3345,9 @@ export type OrgCreateWithoutStatement_remindersInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -3145,6 +3382,9 @@ export type OrgUncheckedCreateWithoutStatement_remindersInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -3195,6 +3435,9 @@ export type OrgUpdateWithoutStatement_remindersInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -3229,6 +3472,9 @@ export type OrgUncheckedUpdateWithoutStatement_remindersInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -3263,6 +3509,9 @@ export type OrgCreateWithoutPayment_requestsInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -3297,6 +3546,9 @@ export type OrgUncheckedCreateWithoutPayment_requestsInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -3347,6 +3599,9 @@ export type OrgUpdateWithoutPayment_requestsInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -3381,6 +3636,9 @@ export type OrgUncheckedUpdateWithoutPayment_requestsInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -3415,6 +3673,9 @@ export type OrgCreateWithoutReopen_requestsInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -3449,6 +3710,9 @@ export type OrgUncheckedCreateWithoutReopen_requestsInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -3499,6 +3763,9 @@ export type OrgUpdateWithoutReopen_requestsInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -3533,6 +3800,9 @@ export type OrgUncheckedUpdateWithoutReopen_requestsInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -3567,6 +3837,9 @@ export type OrgCreateWithoutCrm_connectionsInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -3601,6 +3874,9 @@ export type OrgUncheckedCreateWithoutCrm_connectionsInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -3651,6 +3927,9 @@ export type OrgUpdateWithoutCrm_connectionsInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -3685,6 +3964,9 @@ export type OrgUncheckedUpdateWithoutCrm_connectionsInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -3719,6 +4001,9 @@ export type OrgCreateWithoutFeed_writer_slotsInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -3753,6 +4038,9 @@ export type OrgUncheckedCreateWithoutFeed_writer_slotsInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -3803,6 +4091,9 @@ export type OrgUpdateWithoutFeed_writer_slotsInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -3837,6 +4128,9 @@ export type OrgUncheckedUpdateWithoutFeed_writer_slotsInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -3871,6 +4165,9 @@ export type OrgCreateWithoutScenariosInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -3905,6 +4202,9 @@ export type OrgUncheckedCreateWithoutScenariosInput = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -3955,6 +4255,9 @@ export type OrgUpdateWithoutScenariosInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -3989,6 +4292,9 @@ export type OrgUncheckedUpdateWithoutScenariosInput = {
   pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -4225,6 +4531,9 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: boolean
   rep_rate_limit_per_minute?: boolean
+  plan_terms_clawback?: boolean
+  plan_terms_leaver?: boolean
+  plan_terms_governing?: boolean
   created_at?: boolean
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
@@ -4261,6 +4570,9 @@ export type OrgSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extension
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: boolean
   rep_rate_limit_per_minute?: boolean
+  plan_terms_clawback?: boolean
+  plan_terms_leaver?: boolean
+  plan_terms_governing?: boolean
   created_at?: boolean
 }, ExtArgs["result"]["org"]>
 
@@ -4276,6 +4588,9 @@ export type OrgSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extension
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: boolean
   rep_rate_limit_per_minute?: boolean
+  plan_terms_clawback?: boolean
+  plan_terms_leaver?: boolean
+  plan_terms_governing?: boolean
   created_at?: boolean
 }, ExtArgs["result"]["org"]>
 
@@ -4291,10 +4606,13 @@ export type OrgSelectScalar = {
   pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: boolean
   rep_rate_limit_per_minute?: boolean
+  plan_terms_clawback?: boolean
+  plan_terms_leaver?: boolean
+  plan_terms_governing?: boolean
   created_at?: boolean
 }
 
-export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "config_version" | "default_currency" | "statement_approval_policy" | "four_eyes_payment" | "pay_waits_for_acceptance" | "cors_allowed_origins" | "rep_rate_limit_per_minute" | "created_at", ExtArgs["result"]["org"]>
+export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "config_version" | "default_currency" | "statement_approval_policy" | "four_eyes_payment" | "pay_waits_for_acceptance" | "cors_allowed_origins" | "rep_rate_limit_per_minute" | "plan_terms_clawback" | "plan_terms_leaver" | "plan_terms_governing" | "created_at", ExtArgs["result"]["org"]>
 export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
@@ -4357,6 +4675,9 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     pay_waits_for_acceptance: boolean
     cors_allowed_origins: string[]
     rep_rate_limit_per_minute: number
+    plan_terms_clawback: string
+    plan_terms_leaver: string
+    plan_terms_governing: string
     created_at: Date
   }, ExtArgs["result"]["org"]>
   composites: {}
@@ -4812,6 +5133,9 @@ export interface OrgFieldRefs {
   readonly pay_waits_for_acceptance: Prisma.FieldRef<"Org", 'Boolean'>
   readonly cors_allowed_origins: Prisma.FieldRef<"Org", 'String[]'>
   readonly rep_rate_limit_per_minute: Prisma.FieldRef<"Org", 'Int'>
+  readonly plan_terms_clawback: Prisma.FieldRef<"Org", 'String'>
+  readonly plan_terms_leaver: Prisma.FieldRef<"Org", 'String'>
+  readonly plan_terms_governing: Prisma.FieldRef<"Org", 'String'>
   readonly created_at: Prisma.FieldRef<"Org", 'DateTime'>
 }
     

@@ -267,7 +267,7 @@ function AcceptForm(props: { acceptance: PlanAcceptance; displayName: string; on
             <Notice kind="error">{error}</Notice>
           </div>
         ) : null}
-        <Field label="Your full name" id={nameField} hint={`Type it as your company has it: ${props.displayName}.`}>
+        <Field label="Your full name" id={nameField} hint="Type your full name as your company knows you.">
           <input
             id={nameField}
             autoComplete="name"

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { formatMinorUnits } from '../../domain/currencies.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import type { PeriodRecord } from '../../repositories/periods.ts';
 import type { PeriodAdmin, PeriodChangeResult } from '../../services/periods.ts';
@@ -23,6 +24,46 @@ export function periodsCommand(): Command {
         print(options, { periods: rows }, () =>
           table(rows, ['id', 'kind', 'starts_on', 'ends_on', 'status', 'locked_at', 'paid_at']),
         );
+      } catch (error) {
+        printFailure(options, error);
+      }
+    });
+  periods
+    .command('board')
+    .description("a period's sign-off board: every paying statement, its approval step and whom it waits on")
+    .argument('<period_id>', 'the period, e.g. 2026-04 or 2026-Q2')
+    .requiredOption('--org <org_id>', 'the org')
+    .option('--json', 'print exactly one JSON document on stdout')
+    .action(async (periodId: string, options: { org: string; json?: boolean }) => {
+      try {
+        const board = await withAdminServices((services) => services.signOff.board(options.org, periodId));
+        print(options, board, () => {
+          const statements = board.statements.map((statement) => ({
+            rep: statement.display_name ?? statement.user_external_id,
+            external_id: statement.user_external_id,
+            state: statement.approval.state,
+            waiting_on: statement.waiting_on.map((person) => person.display_name ?? person.external_id).join(', '),
+            waiting_since: statement.waiting_since ?? '',
+            payable: statement.currencies
+              .map((money) => formatMinorUnits(money.payable_cents, money.currency))
+              .join(', '),
+          }));
+          const totals = board.totals.map((total) => ({
+            currency: total.currency,
+            earnings: formatMinorUnits(total.earnings_cents, total.currency),
+            adjustments: formatMinorUnits(total.adjustments_cents, total.currency),
+            payable: formatMinorUnits(total.payable_cents, total.currency),
+          }));
+          const request = board.payment_request
+            ? `Payment requested by ${board.payment_request.requested_by} at ${board.payment_request.requested_at}`
+            : 'No payment request pending';
+          return [
+            `Period ${board.period_id} (${board.status}), approvals: ${board.policy}`,
+            table(statements, ['rep', 'external_id', 'state', 'waiting_on', 'waiting_since', 'payable']),
+            table(totals, ['currency', 'earnings', 'adjustments', 'payable']),
+            request,
+          ].join('\n\n');
+        });
       } catch (error) {
         printFailure(options, error);
       }

@@ -1,7 +1,16 @@
 import { decimalsOf } from '../currencies.ts';
 import type { PeriodId } from '../periods.ts';
-import { assignmentWindows, coveredDays, describeWindows } from './assignments.ts';
-import { type DrawChip, type DrawPeriod, type DrawRules, drawChip, drawTargets } from './draws.ts';
+import { coveredDays } from './assignments.ts';
+import {
+  type DrawChip,
+  type DrawPeriod,
+  type DrawRules,
+  drawChip,
+  drawTargets,
+  drawWindows,
+  uncoveredDraw,
+} from './draws.ts';
+import { leaverSentence, type RepLeaving } from './leavers.ts';
 import { lineKeyOf } from './lineKeys.ts';
 import { traceSource } from './lineTrace.ts';
 import { centsAsNumber, formatMoney, roundHalfAwayFromZero } from './money.ts';
@@ -101,9 +110,10 @@ export function planDrawTargets(
   periods: readonly DrawPeriod[],
   openingBalance: bigint,
   currency?: string,
+  leaving?: RepLeaving | null,
 ): LineTarget[] {
-  if (!rules.in_advance) return drawTargets(plan, rep, rules, periods, openingBalance, currency);
-  const windows = assignmentWindows(plan, rep.external_id);
+  if (!rules.in_advance) return drawTargets(plan, rep, rules, periods, openingBalance, currency, leaving);
+  const windows = drawWindows(plan, rep, leaving);
   const covered = periods.map((period) => {
     const { covered: days, days: periodDays } = coveredDays(windows, period.period_id);
     return { period_id: period.period_id, earned: period.earned_cents, covered_days: days, period_days: periodDays };
@@ -113,11 +123,11 @@ export function planDrawTargets(
   const money = (cents: bigint) => formatMoney(cents, decimals);
   return outcomes.flatMap((outcome, index) => {
     const days = covered[index] ?? { covered_days: 0, period_days: 1 };
-    const advance = advanceLine(plan, rep, rules, outcome.period_id, days, currency);
+    const advance = advanceLine(plan, rep, rules, outcome.period_id, days, currency, leaving);
     const recoveryChip = drawChip(plan, true);
-    const notAssigned = days.covered_days === 0;
-    const steps: TraceStep[] = notAssigned
-      ? [{ type: 'zero_target', reason: 'not_assigned', earned_cents: 0 }]
+    const uncovered = days.covered_days === 0 ? uncoveredDraw(plan, rep, outcome.period_id, leaving) : null;
+    const steps: TraceStep[] = uncovered
+      ? [uncovered.step]
       : [
           {
             type: 'draw_settlement',
@@ -132,9 +142,12 @@ export function planDrawTargets(
             net_cents: centsAsNumber(outcome.net),
           },
         ];
-    const explanation = notAssigned
-      ? [notAssignedSentence(plan, rep, outcome.period_id)]
-      : advanceSentences(outcome, rules, money);
+    const explanation = uncovered
+      ? [uncovered.sentence]
+      : [
+          ...(leaving ? [leaverSentence(plan, rep.external_id, leaving)] : []),
+          ...advanceSentences(outcome, rules, money),
+        ];
     return [
       advance,
       drawLine(
@@ -163,9 +176,10 @@ export function advanceDrawTarget(
   rules: DrawRules,
   periodId: PeriodId,
   currency?: string,
+  leaving?: RepLeaving | null,
 ): LineTarget {
-  const { covered, days } = coveredDays(assignmentWindows(plan, rep.external_id), periodId);
-  return advanceLine(plan, rep, rules, periodId, { covered_days: covered, period_days: days }, currency);
+  const { covered, days } = coveredDays(drawWindows(plan, rep, leaving), periodId);
+  return advanceLine(plan, rep, rules, periodId, { covered_days: covered, period_days: days }, currency, leaving);
 }
 
 function advanceLine(
@@ -175,6 +189,7 @@ function advanceLine(
   periodId: PeriodId,
   days: { covered_days: number; period_days: number },
   currency?: string,
+  leaving?: RepLeaving | null,
 ): LineTarget {
   const money = (cents: bigint) => formatMoney(cents, decimalsOf(currency ?? plan.currency));
   const { covered_days, period_days } = days;
@@ -185,7 +200,7 @@ function advanceLine(
         ? rules.amount
         : roundHalfAwayFromZero(rules.amount * BigInt(covered_days), BigInt(period_days));
   if (covered_days === 0) {
-    const steps: TraceStep[] = [{ type: 'zero_target', reason: 'not_assigned', earned_cents: 0 }];
+    const uncovered = uncoveredDraw(plan, rep, periodId, leaving);
     return drawLine(
       plan,
       rep,
@@ -193,8 +208,8 @@ function advanceLine(
       drawChip(plan, false),
       periodId,
       0n,
-      steps,
-      [notAssignedSentence(plan, rep, periodId)],
+      [uncovered.step],
+      [uncovered.sentence],
       currency,
     );
   }
@@ -207,6 +222,7 @@ function advanceLine(
     recoverable: rules.recoverable,
   };
   const explanation = [
+    ...(leaving ? [leaverSentence(plan, rep.external_id, leaving)] : []),
     ...(covered_days < period_days
       ? [
           `${rep.external_id} is assigned to plan ${plan.plan_key} for ${covered_days} of the ${period_days} days of ${periodId}, so the draw is prorated: ${money(rules.amount)} × ${covered_days} / ${period_days}, rounded half away from zero, is ${money(advance)}.`,
@@ -215,11 +231,6 @@ function advanceLine(
     `The draw of ${money(advance)} is paid in advance at the start of ${periodId}; the period's earnings repay it when ${periodId} is locked.`,
   ];
   return drawLine(plan, rep, rules, drawChip(plan, false), periodId, advance, [step], explanation, currency);
-}
-
-function notAssignedSentence(plan: EnginePlanVersion, rep: Rep, periodId: PeriodId): string {
-  const windows = assignmentWindows(plan, rep.external_id);
-  return `${rep.external_id} is assigned to plan ${plan.plan_key} ${describeWindows(windows)}, not during ${periodId}, so the draw pays and recovers nothing.`;
 }
 
 function drawLine(

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { fromUUIDBytes } from 'typeid-js';
 import { decimalsOf } from '../currencies.ts';
 import type { PeriodId } from '../periods.ts';
-import { assignmentWindows, coveredDays, describeWindows } from './assignments.ts';
+import { type AssignmentWindow, assignmentWindows, coveredDays, describeWindows } from './assignments.ts';
+import { leaverSentence, leaverWindows, type RepLeaving } from './leavers.ts';
 import { lineKeyOf } from './lineKeys.ts';
 import { traceSource } from './lineTrace.ts';
 import { centsAsNumber, formatMoney, roundHalfAwayFromZero } from './money.ts';
@@ -196,6 +197,37 @@ function drawSentences(
 }
 
 /**
+ * The rep's windows a draw reads: their assignment to the plan, cut by the plan's leaver rule when they have left
+ * (docs/reps-and-payroll.md, "Pay after the leaving date"), so a leaver's draw follows the rule as their deals do.
+ */
+export function drawWindows(plan: EnginePlanVersion, rep: Rep, leaving?: RepLeaving | null): AssignmentWindow[] {
+  return leaverWindows(assignmentWindows(plan, rep.external_id), plan, leaving);
+}
+
+/**
+ * A period the draw's windows leave out: `leaver` (the rep's assignment covered it, the leaver rule's cut does not),
+ * else `not_assigned`, with the sentence its lines' explanation gives.
+ */
+export function uncoveredDraw(
+  plan: EnginePlanVersion,
+  rep: Rep,
+  periodId: PeriodId,
+  leaving?: RepLeaving | null,
+): { step: TraceStep; sentence: string } {
+  const windows = assignmentWindows(plan, rep.external_id);
+  if (leaving && coveredDays(windows, periodId).covered > 0) {
+    return {
+      step: { type: 'zero_target', reason: 'leaver', earned_cents: 0 },
+      sentence: `${leaverSentence(plan, rep.external_id, leaving)} The rule does not reach ${periodId}, so the draw pays and recovers nothing.`,
+    };
+  }
+  return {
+    step: { type: 'zero_target', reason: 'not_assigned', earned_cents: 0 },
+    sentence: `${rep.external_id} is assigned to plan ${plan.plan_key} ${describeWindows(windows)}, not during ${periodId}, so the draw pays and recovers nothing.`,
+  };
+}
+
+/**
  * The draw lines of one rep under a plan with a draw, for the given draw periods (ascending, consecutive in the
  * sense that no draw period is left out between them), from the balance left before the first: an advance line
  * per period, and for a recoverable draw a recovery line. `currency`: the one the plan pays in (its own, else the
@@ -208,8 +240,9 @@ export function drawTargets(
   periods: readonly DrawPeriod[],
   openingBalance: bigint,
   currency?: string,
+  leaving?: RepLeaving | null,
 ): LineTarget[] {
-  const windows = assignmentWindows(plan, rep.external_id);
+  const windows = drawWindows(plan, rep, leaving);
   const outcomes = settleDraws(
     rules,
     periods.map((period) => {
@@ -224,14 +257,15 @@ export function drawTargets(
     chips.map((chip): LineTarget => {
       const recovery = chip.kind === 'draw_recovery';
       const amount = recovery ? -outcome.recovery : outcome.advance;
-      const steps: TraceStep[] = outcome.covered
-        ? [drawStep(rules, outcome)]
-        : [{ type: 'zero_target', reason: 'not_assigned', earned_cents: 0 }];
-      const explanation = outcome.covered
-        ? drawSentences(plan, rep, rules, outcome, decimalsOf(currency ?? plan.currency))
-        : [
-            `${rep.external_id} is assigned to plan ${plan.plan_key} ${describeWindows(windows)}, not during ${outcome.period_id}, so the draw pays and recovers nothing.`,
-          ];
+      const uncovered = outcome.covered ? null : uncoveredDraw(plan, rep, outcome.period_id, leaving);
+      const steps: TraceStep[] = uncovered === null ? [drawStep(rules, outcome)] : [uncovered.step];
+      const explanation =
+        uncovered === null
+          ? [
+              ...(leaving ? [leaverSentence(plan, rep.external_id, leaving)] : []),
+              ...drawSentences(plan, rep, rules, outcome, decimalsOf(currency ?? plan.currency)),
+            ]
+          : [uncovered.sentence];
       const line = {
         user_id: rep.user_id,
         plan_id: plan.plan_id,

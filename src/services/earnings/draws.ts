@@ -109,7 +109,8 @@ export async function drawTargetsFrom(
     { id: recovery, key: DRAW_RECOVERY_CHIP_KEY },
   ]);
   const currency = plan.currency ?? config.defaultCurrency;
-  return planDrawTargets(plan, rep, draw, earnedByPeriod(chips, periods), opening, currency);
+  const leaving = books.get(rep.user_id)?.leaving ?? null;
+  return planDrawTargets(plan, rep, draw, earnedByPeriod(chips, periods), opening, currency, leaving);
 }
 
 /**
@@ -180,6 +181,12 @@ export async function settleDrawsOfPeriod(
   const today = context.today();
   const org = versions.some((plan) => overrideDepthOf(plan) > 0) ? await loadHierarchy(tx, orgId) : NO_HIERARCHY;
   const targets: LineTarget[] = [];
+  // A leaver's draw follows their plan's leaver rule (docs/reps-and-payroll.md, "Pay after the leaving date").
+  const books = await repQuotas.booksOfReps(
+    tx,
+    orgId,
+    reps.map((rep) => rep.user_id),
+  );
   for (const plan of versions) {
     const settled = [...settledPeriods(statuses, plan), periodId].sort();
     const { draw } = readPlanDraw(plan);
@@ -196,7 +203,7 @@ export async function settleDrawsOfPeriod(
       }
       // Paid in advance: the next period's advance, booked at its start (the lock of this one) unless it is settled.
       if (draw?.in_advance && covers(plan, rep, next) && (statuses.get(next) ?? 'open') === 'open') {
-        targets.push(advanceDrawTarget(plan, rep, draw, next, currency));
+        targets.push(advanceDrawTarget(plan, rep, draw, next, currency, books.get(rep.user_id)?.leaving ?? null));
       }
     }
   }

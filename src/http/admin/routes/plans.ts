@@ -12,8 +12,27 @@ import { adminContext } from '../session.ts';
 
 export function planHandlers(
   services: AdminServices,
-): Pick<AdminHandlers, 'listPlans' | 'getPlan' | 'getPlanVersionDocument' | 'applyPlanFile' | 'archivePlan'> {
+): Pick<
+  AdminHandlers,
+  | 'listPlans'
+  | 'getPlan'
+  | 'getPlanVersionDocument'
+  | 'applyPlanFile'
+  | 'archivePlan'
+  | 'getPlanDocumentTerms'
+  | 'updatePlanDocumentTerms'
+> {
   return {
+    getPlanDocumentTerms: async (_req, res) => {
+      const { session } = adminContext(res);
+      res.status(200).json(await services.planDocuments.terms(session.org_id));
+    },
+
+    updatePlanDocumentTerms: async (req, res) => {
+      const { session, actor } = adminContext(res);
+      res.status(200).json(await services.planDocuments.updateTerms(session.org_id, req.body, actor));
+    },
+
     listPlans: async (_req, res) => {
       const { session } = adminContext(res);
       const plans = await services.plans.list(session.org_id);
