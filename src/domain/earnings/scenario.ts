@@ -63,6 +63,7 @@ export function draftEnginePlan(definition: PlanDefinition, identity: DraftIdent
     version_number: identity.version_number,
     period: definition.period,
     quota_cents: definition.quota_cents,
+    plan_year: definition.plan_year ?? null,
     assignees: definition.assignees,
     ramp: definition.ramp ?? null,
     leaver_rule: definition.leaver_rule ?? null,

@@ -3,6 +3,7 @@ import { countsCredits, creditPeriodOf, creditPeriods } from '../../domain/earni
 import { repsReadBy } from '../../domain/earnings/changeScope.ts';
 import { dealPeriodId } from '../../domain/earnings/dealPeriods.ts';
 import { DRAW_CHIP_KEY, DRAW_RECOVERY_CHIP_KEY, drawChipId } from '../../domain/earnings/draws.ts';
+import { quotaMovesFrom } from '../../domain/earnings/planYear.ts';
 import { chipReadsQuota } from '../../domain/earnings/proration.ts';
 import { movedByRate, type RateChange, ratesBefore } from '../../domain/earnings/rateChange.ts';
 import { evaluateLines } from '../../domain/earnings/targets.ts';
@@ -270,7 +271,7 @@ async function recomputeRep(
   const quotaMoves = (plan: EnginePlanVersion, periodId: PeriodId) =>
     quotaChange !== undefined &&
     (quotaChange.planIds === undefined || quotaChange.planIds.includes(plan.plan_id)) &&
-    periodBounds(periodId).ends_on >= quotaChange.from;
+    periodBounds(periodId).ends_on >= quotaMovesFrom(plan, quotaChange.from);
 
   const targets: LineTarget[] = [];
   const droppedLines = new Set<string>();
