@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { annualQuotaOf, planYearOf, quotaMovesFrom } from '../../src/domain/earnings/planYear.ts';
+import { annualQuotaOf, countingMoves, planYearOf, quotaMovesFrom } from '../../src/domain/earnings/planYear.ts';
 import { chipDefinitionDigest } from '../../src/domain/plans/digests.ts';
 import { validatePlanDocument } from '../../src/domain/plans/planFile.ts';
 import type { PlanDefinition } from '../../src/domain/plans/types.ts';
@@ -64,6 +64,7 @@ describe('a plan year in a plan file', () => {
     const year = { ...base, plan_year: { starts_month: 1 } };
     assert.deepEqual(problems({ ...year, period: 'quarterly' }), ['plan_year']);
     assert.deepEqual(problems({ ...year, ramp: [50, 100] }), ['ramp']);
+    assert.deepEqual(problems({ ...year, draw: { amount_cents: 100, recoverable: true } }), ['draw']);
     const bonus = { key: 'bonus', name: 'Bonus', kind: 'attainment_bonus', threshold_pct: 100, amount_cents: 100 };
     assert.deepEqual(problems({ ...year, chips: [tiers, bonus] }), ['chips[1].kind']);
     assert.deepEqual(problems({ ...year, chips: [{ ...tiers, mode: 'retroactive' }] }), ['chips[0].mode']);
@@ -113,5 +114,15 @@ describe("a plan year's span and annual quota", () => {
     assert.equal(quotaMovesFrom(year, '2026-07-01'), '2026-04-01');
     assert.equal(quotaMovesFrom(year, '2026-02-01'), '2025-04-01');
     assert.equal(quotaMovesFrom({ period: 'monthly', plan_year: null }, '2026-07-01'), '2026-07-01');
+  });
+
+  test("an adjustment counted in a month moves that month's and the year's later months' lines", () => {
+    const year = { period: 'monthly' as const, plan_year: { starts_month: 4 } };
+    assert.deepEqual(
+      ['2026-02', '2026-03', '2026-04', '2026-09'].map((periodId) => countingMoves(year, '2026-03', periodId)),
+      [false, true, false, false],
+    );
+    assert.equal(countingMoves(year, '2026-04', '2027-03'), true);
+    assert.equal(countingMoves({ period: 'monthly', plan_year: null }, '2026-04', '2026-05'), false);
   });
 });

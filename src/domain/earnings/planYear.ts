@@ -171,3 +171,17 @@ export function quotaMovesFrom(
   if (!plan.plan_year || plan.period !== 'monthly') return from;
   return planYearOf(plan.plan_year, from.slice(0, 7)).starts_on;
 }
+
+/**
+ * Whether what counts toward the running totals of `counted` (an adjustment counted in that period) moves the lines of
+ * `periodId`: the period itself, or in a plan year every month of its year from it on.
+ */
+export function countingMoves(
+  plan: Pick<EnginePlanVersion, 'plan_year' | 'period'>,
+  counted: PeriodId,
+  periodId: PeriodId,
+): boolean {
+  if (counted === periodId) return true;
+  if (!plan.plan_year || plan.period !== 'monthly') return false;
+  return periodId > counted && planYearOf(plan.plan_year, counted).months.includes(periodId);
+}

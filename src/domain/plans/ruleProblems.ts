@@ -88,6 +88,9 @@ function planYearProblems(document: Record<string, unknown>, chips: unknown[]): 
   if (Array.isArray(document.ramp)) {
     problems.push({ path: 'ramp', message: 'a ramp is not supported in a plan year: its quota is annual' });
   }
+  if (isObject(document.draw)) {
+    problems.push({ path: 'draw', message: 'a draw is not supported in a plan year' });
+  }
   chips.forEach((chip, index) => {
     if (!isObject(chip)) return;
     const at = (...rest: Segment[]) => formatPath(['chips', index, ...rest]);
