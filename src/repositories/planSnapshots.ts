@@ -41,8 +41,10 @@ function toSnapshot(plan: PlanRecord, version: StoredVersion): PlanVersionSnapsh
     name: stored.name,
     period: stored.period,
     quota_cents: stored.quota_cents,
+    ...(stored.plan_year ? { plan_year: { starts_month: stored.plan_year.starts_month } } : {}),
     assignees: stored.assignees,
     ...(Array.isArray(stored.ramp) ? { ramp: [...stored.ramp] } : {}),
+    ...(typeof stored.leaver_rule === 'string' ? { leaver_rule: stored.leaver_rule } : {}),
     ...(typeof stored.cap_cents === 'number' ? { cap_cents: stored.cap_cents } : {}),
     ...(typeof stored.currency === 'string' ? { currency: stored.currency } : {}),
     ...(stored.draw

@@ -31,6 +31,7 @@ export function toWirePlan({ plan, definition }: PlanVersionSnapshot): WirePlan 
   return {
     ...planIdentity(plan),
     ...(definition.currency === undefined ? {} : { currency: definition.currency }),
+    ...(definition.plan_year === undefined ? {} : { plan_year: { starts_month: definition.plan_year.starts_month } }),
     ...limitsOf(definition),
     assignees: definition.assignees === 'all' ? 'all' : [...definition.assignees],
     current_version_id: plan.current_version_id,

@@ -11,6 +11,7 @@ import {
   reconcileLine,
 } from '../../src/domain/earnings/ledger.ts';
 import { parseLineKey } from '../../src/domain/earnings/lineKeys.ts';
+import { quotaMovesFrom } from '../../src/domain/earnings/planYear.ts';
 import { chipReadsQuota } from '../../src/domain/earnings/proration.ts';
 import type { RepQuotas } from '../../src/domain/earnings/quotas.ts';
 import { evaluateScope } from '../../src/domain/earnings/scopeEvaluation.ts';
@@ -162,7 +163,8 @@ export class EarningsWorld {
           isOpen(target.period_id) ||
           target.trace.deal?.status === 'open' ||
           live.has(target.line.line_key) ||
-          (readsQuota.has(target.line.chip_id) && periodBounds(target.period_id).ends_on >= from),
+          (readsQuota.has(target.line.chip_id) &&
+            periodBounds(target.period_id).ends_on >= quotaMovesFrom(this.plan, from)),
       ),
     );
   }

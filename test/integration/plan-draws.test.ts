@@ -278,3 +278,79 @@ describe('floors', () => {
     );
   });
 });
+
+// Kept in this file to share its server: the plan year paid monthly (docs/plan-features.md) end to end.
+describe('a plan year paid monthly', () => {
+  test("the API shows plan_year; a month's tiers count the year to date; a late loss moves the later months", async ({
+    org,
+    client,
+  }) => {
+    const rep = `rep-${externalId()}`;
+    const applied = await cli<{ plan_id: string }>([
+      'plans',
+      'apply',
+      await planFile(
+        planDocument({
+          quota_cents: 120_000_000,
+          plan_year: { starts_month: 1 },
+          chips: [
+            {
+              key: 'year-tiers',
+              name: 'Year to date tiers',
+              kind: 'tiered_commission',
+              mode: 'marginal',
+              tiers: [
+                { up_to_pct: 100, rate_bps: 500 },
+                { up_to_pct: null, rate_bps: 1000 },
+              ],
+            },
+          ],
+        }),
+      ),
+      '--org',
+      org.id,
+    ]);
+    const plan = await client.plans.get(applied.plan_id);
+    assert.deepEqual(plan.plan_year, { starts_month: 1 });
+    const first = externalId();
+    await client.deals.ingestEvent(won(first, rep, 30_000_000, '2026-01-10'));
+    await cli(['periods', 'lock', '2026-01', '--org', org.id]);
+    await client.deals.ingestEvent(won(externalId(), rep, 140_000_000, '2026-03-10'));
+    const user = await client.users.findByExternalId(rep);
+    assert.ok(user);
+    // March counts from January's 300,000.00: 900,000.00 × 5% + 500,000.00 × 10% = 95,000.00.
+    const march = await client.statements.get(user.id, '2026-03');
+    const line = march.plans[0]?.lines.find((each) => each.chip_kind === 'tiered_commission');
+    assert.equal(line?.amount_cents, 9_500_000);
+    const earning = await client.earnings.get(line?.earning_id as string);
+    const steps = earning.trace?.steps ?? [];
+    assert.deepEqual(
+      steps.find((step) => step.type === 'plan_year'),
+      {
+        type: 'plan_year',
+        starts_on: '2026-01-01',
+        ends_on: '2026-12-31',
+        through_period_id: '2026-03',
+        annual_quota_cents: 120_000_000,
+        year_days: 365,
+        quotas: [{ from: '2026-01-01', quota_cents: 120_000_000, days: 365 }],
+      },
+    );
+    const cumulative = steps.find((step) => step.type === 'cumulative');
+    assert.deepEqual(
+      cumulative?.type === 'cumulative' && [cumulative.prior_won_cents, cumulative.period_won_cents],
+      [30_000_000, 170_000_000],
+    );
+    // January's deal is lost after January was locked: March's line, now counted from zero, is 1,200,000.00 × 5% +
+    // 200,000.00 × 10% = 80,000.00.
+    await client.deals.ingestEvent({
+      external_id: first,
+      state: { amount_cents: 30_000_000, stage: 'closed_lost', close_date: '2026-01-10', owner_external_id: rep },
+    });
+    const after = await client.statements.get(user.id, '2026-03');
+    assert.deepEqual(
+      after.plans[0]?.lines.map((each) => [each.chip_kind, each.amount_cents]),
+      [['tiered_commission', 8_000_000]],
+    );
+  });
+});

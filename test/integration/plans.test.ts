@@ -7,6 +7,7 @@ import * as audit from '../../src/repositories/audit.ts';
 import * as planSnapshots from '../../src/repositories/planSnapshots.ts';
 import * as plans from '../../src/repositories/plans.ts';
 import { databaseStatements } from '../../src/repositories/transaction.ts';
+import { enginePlanOf } from '../../src/services/earnings/engineAdapter.ts';
 import type { PlanArchived, PlanChangeListener, PlanVersionApplied } from '../../src/services/planChanges.ts';
 import { createOrg } from '../factories/access.ts';
 import { applyPlan, planDocument, planFile } from '../factories/plans.ts';
@@ -207,6 +208,27 @@ describe('applying plan files', () => {
     assert.equal(again.version, 1);
     assert.deepEqual(await planRows(org.id), rowsBefore);
     assert.deepEqual(await auditActions(org.id), ['plan.applied']);
+  });
+
+  test('a stored version keeps the leaver rule and the plan year, in both snapshot readers and the engine plan', async () => {
+    const db = testDatabase();
+    const org = await createOrg(db);
+    const document = {
+      ...planDocument({ chips: [planDocument().chips[1]] }),
+      leaver_rule: 'claw_back_unpaid',
+      plan_year: { starts_month: 4 },
+    };
+    const applied = await applyPlan(db, org.id, document);
+    const statements = databaseStatements(db);
+    const viaPrisma = await planSnapshots.snapshot(statements, org.id, applied.plan_id);
+    const inSql = await planSnapshots.versionSnapshot(statements, org.id, applied.plan_id, applied.version_id);
+    for (const snapshot of [viaPrisma, inSql]) {
+      assert.equal(snapshot?.definition.leaver_rule, 'claw_back_unpaid');
+      assert.deepEqual(snapshot?.definition.plan_year, { starts_month: 4 });
+      const engine = snapshot && enginePlanOf(snapshot);
+      assert.equal(engine?.leaver_rule, 'claw_back_unpaid');
+      assert.deepEqual(engine?.plan_year, { starts_month: 4 });
+    }
   });
 
   test('a changed file makes version 2: the plan takes its settings; chip ids stay; only the changed chip version rises', async () => {

@@ -197,8 +197,50 @@ const cashPlan: EnginePlanVersion = plan({
   }) as EngineChip[],
 });
 
+// A plan year paid monthly from April (docs/plan-features.md, "A plan year paid monthly"): March closes the plan year
+// 2025-04 to 2026-03 and April starts the next, so a history crosses years; tiers in percent of the annual quota (which
+// the reps' quota tables change during the year, blended by days) and in cents count the year to date, beside the
+// worked example's base commission and SPIFF.
+const planYearPlan: EnginePlanVersion = plan({
+  plan_key: 'plan-year',
+  quota_cents: 8_000_000,
+  plan_year: { starts_month: 4 },
+  chips: [
+    ...(workedExampleChips.slice(0, 1) as EngineChip[]),
+    chip(15, {
+      key: 'year-tiers',
+      name: 'Tiers of the year to date',
+      kind: 'tiered_commission',
+      when: null,
+      params: {
+        mode: 'marginal',
+        tiers: [
+          { up_to_pct: 50, rate_bps: 300 },
+          { up_to_pct: 100, rate_bps: 600 },
+          { up_to_pct: null, rate_bps: 1_000 },
+        ],
+      },
+    }),
+    chip(16, {
+      key: 'year-cents',
+      name: 'Year to date in cents, outside APAC',
+      kind: 'tiered_commission',
+      when: { field: 'custom.region', op: 'ne', value: 'APAC' },
+      params: {
+        mode: 'marginal',
+        tiers: [
+          { up_to_cents: 6_000_000, rate_bps: 0 },
+          { up_to_cents: null, rate_bps: 250 },
+        ],
+      },
+    }),
+    ...(workedExampleChips.slice(2, 3) as EngineChip[]),
+  ],
+});
+
 const plans = fc.constantFrom(
   plan(),
+  planYearPlan,
   cashPlan,
   retroactivePlan,
   cappedPlan,
@@ -524,6 +566,20 @@ describe('the engine and the ledger, over random histories', () => {
         }
       }),
       { numRuns: 150 },
+    );
+  });
+
+  test('(e) in a plan year, a change to one month moves the later months of its year as a full recompute does', () => {
+    // The plan-year plan alone, more often than among the others: its scope is the deal's whole plan year.
+    fc.assert(
+      fc.property(events, (history) => {
+        const world = worldOf(planYearPlan);
+        for (const event of history) {
+          play(world, event);
+          assertLiveRowsEqualTargets(world);
+        }
+      }),
+      { numRuns: 60 },
     );
   });
 

@@ -8,6 +8,7 @@ import { planDocument as documentOf } from '../../src/domain/plans/document/mode
 import { readPlanFile } from '../../src/domain/plans/planFile.ts';
 import { deal, plan, rep, testId } from '../factories/earnings.ts';
 import { DrawsWorld } from '../helpers/drawsWorld.ts';
+import { EarningsWorld } from '../helpers/earningsLedger.ts';
 import { tableRows, workedExamples } from '../helpers/workedExamples.ts';
 
 // A plan year paid monthly (year-to-date true-up) and a draw paid in advance: the pure engine, figures worked by
@@ -275,5 +276,106 @@ describe('a draw paid in advance, through the plan file (docs/plan-features.md)'
     const quiet = document.examples.find((example) => example.key === 'quiet');
     assert.ok(quiet, 'the document has a quiet-period example');
     assert.equal(quiet.total_cents, 300_000);
+  });
+});
+
+describe('a plan year paid monthly, through the plan file (docs/plan-features.md)', () => {
+  test('the page’s plan, its months played and locked one by one, books the page’s figures', () => {
+    const read = readPlanFile(section('plan-year'));
+    assert.ok(read.ok, JSON.stringify(read.ok ? null : read.problems));
+    assert.deepEqual(read.plan.plan_year, { starts_month: 1 });
+    const engine = plan({
+      quota_cents: read.plan.quota_cents,
+      plan_year: read.plan.plan_year ?? null,
+      assignees: read.plan.assignees,
+      chips: read.plan.chips.map((each, index) => ({ ...each, id: testId('chip', 70 + index), version: '1' })),
+    });
+    const world = new EarningsWorld(engine, [rep], '2026-05-20');
+    // Rep-017's quota table raises the annual quota from 1 July: (1,200,000.00 × 181 + 1,800,000.00 × 184) / 365.
+    world.quotas.set(rep.user_id, { start_date: null, entries: [{ from: '2026-07-01', quota_cents: 180_000_000 }] });
+    const rows = tableRows(section('plan-year-figures'));
+    assert.equal(rows.length, 5);
+    const letters = new Map<string, number>();
+    const booked = (month: string) =>
+      world.ledger.rows
+        .filter((row) => row.period_id === month && row.status !== 'superseded' && row.status !== 'reversed')
+        .reduce((sum, row) => sum + BigInt(row.amount_cents), 0n);
+    let paidBefore = 0n;
+    for (const [month = '', deals = '', ytdWon, ytdEarned, before, pays] of rows) {
+      const won = deals.match(/^([A-Z]) won, ([\d,.]+)$/);
+      const lost = deals.match(/^([A-Z]) lost$/);
+      if (won) {
+        const n = letters.size + 1;
+        letters.set(won[1] ?? '', n);
+        world.change(
+          deal(n, {
+            amount_cents: Number(cents(won[2] ?? '')),
+            close_date: `${month}-10`,
+            won_at: `${month}-10T12:00:00.000Z`,
+          }),
+        );
+      } else if (lost) {
+        const current = world.deals.get(deal(letters.get(lost[1] ?? '') ?? 0).id);
+        assert.ok(current, `deal ${lost[1]} was won before`);
+        world.change({ ...current, status: 'lost', stage: 'closed_lost' });
+      } else {
+        assert.equal(deals, 'none');
+      }
+      const months = ['2026-01', '2026-02', '2026-03', '2026-04', '2026-05'].filter((each) => each <= month);
+      const targets = world.everyTarget(months);
+      const earned = targets.reduce((sum, target) => sum + BigInt(target.earned_cents), 0n);
+      const wonSoFar = [...world.deals.values()]
+        .filter((each) => each.status === 'won')
+        .reduce((sum, each) => sum + BigInt(each.amount_cents ?? 0), 0n);
+      assert.equal(wonSoFar, cents(ytdWon ?? ''), `${month} YTD won`);
+      assert.equal(earned, cents(ytdEarned ?? ''), `${month} YTD earned`);
+      assert.equal(paidBefore, cents(before ?? ''), `${month} paid before`);
+      assert.equal(booked(month), cents(pays ?? ''), `${month} pays`);
+      world.ledger.lock(month);
+      paidBefore += booked(month);
+    }
+    // March's line: its trace names the plan year, the blended quota and the year-to-date running total.
+    const march = world
+      .everyTarget(['2026-03'])
+      .find((target) => target.line.deal_id === deal(2).id && target.period_id === '2026-03');
+    assert.ok(march);
+    const steps = march.trace.steps;
+    const yearStep = steps.find((step) => step.type === 'plan_year');
+    assert.deepEqual(yearStep, {
+      type: 'plan_year',
+      starts_on: '2026-01-01',
+      ends_on: '2026-12-31',
+      through_period_id: '2026-03',
+      annual_quota_cents: 150_246_575,
+      year_days: 365,
+      quotas: [
+        { from: '2026-01-01', quota_cents: 120_000_000, days: 181 },
+        { from: '2026-07-01', quota_cents: 180_000_000, days: 184 },
+      ],
+    });
+    const cumulative = steps.find((step) => step.type === 'cumulative');
+    assert.ok(cumulative?.type === 'cumulative');
+    // A is lost by now: B counts from zero in the year to date.
+    assert.deepEqual([cumulative.prior_won_cents, cumulative.period_won_cents], [0, 140_000_000]);
+    assert.ok(
+      march.trace.explanation.includes(
+        'The annual quota is blended by days: (1,200,000.00 × 181 + 1,800,000.00 × 184) / 365, rounded half away from zero, is 1,502,465.75.',
+      ),
+      march.trace.explanation.join('\n'),
+    );
+    // The plan document's sentence for the construct.
+    const document = documentOf({
+      plan: read.plan,
+      plan_id: 'plan_01kjsj7s80fmtryrzh7j1q721q',
+      version_id: 'pv_01kn40wx00ekj8fq0eg5srs2ry',
+      version_number: 1,
+      applied_at: new Date('2026-04-01T10:00:00Z'),
+      currency: 'USD',
+      won_stage: 'closed_won',
+    });
+    assert.ok(
+      document.plan_limits.some((sentence) => sentence.startsWith('Plan year from 1 January, paid monthly')),
+      document.plan_limits.join('\n'),
+    );
   });
 });

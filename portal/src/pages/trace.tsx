@@ -29,6 +29,7 @@ const STEP_TITLES: Record<string, string> = {
   draw: 'Draw',
   draw_advance: 'Draw paid in advance',
   draw_settlement: 'Draw settled from earnings',
+  plan_year: 'Plan year to date',
   override: 'Override',
   locked_total: 'Already approved',
   rounding: 'Rounding',

@@ -1940,7 +1940,7 @@ export interface components {
             status: "open" | "locked" | "paid";
         };
         /** @description One step of the computation; `type` says which. */
-        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"] | components["schemas"]["TraceConversionStep"] | components["schemas"]["TraceMissingExchangeRateStep"] | components["schemas"]["TraceOverrideStep"] | components["schemas"]["TraceFloorStep"] | components["schemas"]["TraceDrawStep"] | components["schemas"]["TraceDrawAdvanceStep"] | components["schemas"]["TraceDrawSettlementStep"] | components["schemas"]["TraceDealCountStep"] | components["schemas"]["TraceProportionalTierStep"] | components["schemas"]["TraceCashHoldStep"] | components["schemas"]["TraceCashReleaseStep"];
+        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"] | components["schemas"]["TraceConversionStep"] | components["schemas"]["TraceMissingExchangeRateStep"] | components["schemas"]["TraceOverrideStep"] | components["schemas"]["TraceFloorStep"] | components["schemas"]["TraceDrawStep"] | components["schemas"]["TraceDrawAdvanceStep"] | components["schemas"]["TraceDrawSettlementStep"] | components["schemas"]["TraceDealCountStep"] | components["schemas"]["TraceProportionalTierStep"] | components["schemas"]["TraceCashHoldStep"] | components["schemas"]["TraceCashReleaseStep"] | components["schemas"]["TracePlanYearStep"];
         /** @description A condition was evaluated (the chip's `when`); the chip applies only when `result` is true. */
         TraceConditionStep: {
             /**
@@ -3621,10 +3621,21 @@ export interface components {
             period: components["schemas"]["PeriodKind"];
             /**
              * Format: int64
-             * @description Quota per rep per period, in cents; `null` when the plan has none.
+             * @description Quota per rep per period (per plan year with `plan_year`), in cents; `null` when the plan has none.
              * @example 10000000
              */
             quota_cents: number | null;
+            /**
+             * @description Present when the plan has a plan year paid monthly (the plan file's `plan_year`): tiered
+             *     chips count the rep's won deals from the 1st of `starts_month` against the annual
+             *     `quota_cents`, and each month pays the year to date's earnings less what the year's
+             *     earlier months paid (see docs/plan-features.md, "A plan year paid monthly"). Absent:
+             *     tiers count one period.
+             */
+            readonly plan_year?: {
+                /** @description The month the plan year starts in, 1 (January) to 12. */
+                starts_month: number;
+            };
             /**
              * @description The currency the plan pays in, when the plan file names one; absent, the plan pays in the
              *     org's default currency (see docs/currencies.md).
@@ -4392,6 +4403,48 @@ export interface components {
              */
             band_amount_cents: number;
             exact_cents: components["schemas"]["DecimalCents"];
+        };
+        /**
+         * @description For tiered commissions of a plan with a plan year paid monthly (`plan_year`): the bands count the
+         *     rep's won deals from the first day of the plan year through the line's month (the `cumulative`
+         *     step's totals are year to date) against the rep's annual quota, blended by days. Each quota in
+         *     force during the year counts for its days, and only the days the rep is assigned count:
+         *     Σ quota × days / `year_days`, rounded once, half away from zero, to the cent. The year's lines
+         *     add up to the year to date's earnings; a month that is locked keeps what it paid, and the
+         *     ledger books any later difference in the next open month (the true-up).
+         */
+        TracePlanYearStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "plan_year";
+            /**
+             * Format: date
+             * @description The first day of the plan year.
+             */
+            starts_on: string;
+            /**
+             * Format: date
+             * @description The last day of the plan year.
+             */
+            ends_on: string;
+            /** @description The month of the line; the year to date runs from `starts_on` to its last day. */
+            through_period_id: string;
+            /** @description The rep's annual quota blended by days, which bands in percent of quota read. */
+            annual_quota_cents: number;
+            /** @description The days of the plan year (365 or 366). */
+            year_days: number;
+            /**
+             * @description The annual quotas in force during the year for the rep, each with the days it counts for
+             *     (inside the year and the rep's assignment), in date order.
+             */
+            quotas: {
+                /** Format: date */
+                from: string;
+                quota_cents: number;
+                days: number;
+            }[];
         };
         /** @description One chip of a plan document. */
         PlanDocumentChip: {

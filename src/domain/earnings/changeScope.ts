@@ -2,6 +2,7 @@ import type { CalendarDate, PeriodId } from '../periods.ts';
 import { creditedReps } from './credit.ts';
 import { dealPeriodId } from './dealPeriods.ts';
 import { EMPTY_HIERARCHY, managersEver, type RepHierarchy, reportsEver } from './hierarchy.ts';
+import { planYearOf } from './planYear.ts';
 import type { DealSnapshot, EngineChip, EnginePlanVersion } from './types.ts';
 
 // Change scoping: which lines a deal change can move, so that evaluating only those gives what evaluating
@@ -116,10 +117,13 @@ export function scopeOfDealChange(
     if (periodId !== null) periods.add(periodId);
     periodsByRep.set(rep, periods);
   };
+  // In a plan year, the running totals of every month of the deal's year count it: the scope is the whole year.
+  const periodsOf = (periodId: PeriodId) =>
+    plan.plan_year && plan.period === 'monthly' ? planYearOf(plan.plan_year, periodId).months : [periodId];
   for (const deal of deals) {
     const periodId = dealPeriodId(deal, plan.period, today);
     for (const rep of creditedReps(deal)) {
-      reach(rep, periodId);
+      for (const month of periodsOf(periodId)) reach(rep, month);
       // The managers whose overrides can count the deal: anyone above a credited rep, on any day, within the depth.
       for (const manager of depth === 0 ? [] : managersEver(hierarchy, rep, depth)) {
         managers.add(manager);

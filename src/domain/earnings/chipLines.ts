@@ -77,6 +77,8 @@ export interface ChipEvaluation {
   conditionOf: (deal: DealSnapshot) => ConditionOutcome | null;
   pricing: Pricing;
   hierarchy: RepHierarchy;
+  /** In a plan year: what a month's running total counts over (planYear.ts, yearToDateLabel). */
+  countedOver?: (periodId: PeriodId) => string;
 }
 
 /**
@@ -227,7 +229,7 @@ function computeDealChip(
         prior_cents: prior,
         period_cents: periodTotal,
         rep_external_id: evaluation.rep.external_id,
-        period_id: periodId,
+        period_id: evaluation.countedOver?.(periodId) ?? periodId,
         projected,
       };
       const credit = part.step && { whole_cents: amountOf(deal), step: part.step, explanation: part.explanation };

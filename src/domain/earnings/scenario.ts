@@ -7,6 +7,7 @@ import type { AttainmentCredit } from './attainmentCredits.ts';
 import { dealPeriodId } from './dealPeriods.ts';
 import { DRAW_CHIP_KEY, DRAW_RECOVERY_CHIP_KEY, drawChipId, earnedByPeriod, readPlanDraw } from './draws.ts';
 import type { RepHierarchy } from './hierarchy.ts';
+import { planYearOf } from './planYear.ts';
 import { creditedAmountOf, type OrgMoney, pricingOf } from './pricing.ts';
 import { quotaForPeriod, type RepQuotas } from './quotas.ts';
 import { evaluateLines } from './targets.ts';
@@ -65,6 +66,7 @@ export function draftEnginePlan(definition: PlanDefinition, identity: DraftIdent
     version_number: identity.version_number,
     period: definition.period,
     quota_cents: definition.quota_cents,
+    plan_year: definition.plan_year ?? null,
     assignees: definition.assignees,
     ramp: definition.ramp ?? null,
     leaver_rule: definition.leaver_rule ?? null,
@@ -151,8 +153,11 @@ export function scenarioTargets(input: Omit<ScenarioRepInput, 'actual'>): {
 } {
   const periods = periodsInSpan(input.span, input.plan.period);
   const inSpan = new Set(periods);
-  // Whole periods only, so tiers and attainment count every deal of each period evaluated.
-  const deals = input.deals.filter((deal) => inSpan.has(dealPeriodId(deal, input.plan.period, input.today)));
+  // Whole periods only, so tiers and attainment count every deal of each period evaluated; in a plan year, whole
+  // years, since a month's tiers count the year to date.
+  const planYear = input.plan.plan_year && input.plan.period === 'monthly' ? input.plan.plan_year : null;
+  const counted = new Set(planYear ? periods.flatMap((periodId) => planYearOf(planYear, periodId).months) : periods);
+  const deals = input.deals.filter((deal) => counted.has(dealPeriodId(deal, input.plan.period, input.today)));
   const evaluation = evaluateLines({
     plan: input.plan,
     rep: input.rep,

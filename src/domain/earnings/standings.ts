@@ -210,6 +210,8 @@ export function evaluateFromStandings(request: {
   const { rep, before, after, today } = request;
   const evaluated = withPrecedence(request.plan);
   if (readPlanCap(evaluated).cap !== null) return null;
+  // A plan year's running totals count from the year's first day: a change moves the later months' lines too.
+  if (evaluated.plan_year) return null;
   const windows = repWindows(evaluated, rep.external_id, request.quotas);
   if (isDated(windows)) return null;
   const periodOfAfter = dealPeriodId(after, evaluated.period, today);

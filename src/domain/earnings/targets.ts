@@ -12,6 +12,14 @@ import { compareKeys, dealPeriodId, wonOrderKey } from './dealPeriods.ts';
 import { EMPTY_HIERARCHY, type RepHierarchy } from './hierarchy.ts';
 import { leaverSentence, repWindows } from './leavers.ts';
 import { centsAsNumber, formatMoney, runningTotalOnWire } from './money.ts';
+import {
+  annualQuotaOf,
+  type PlanYearSpan,
+  planYearOf,
+  planYearTrace,
+  withPlanYearTraces,
+  yearToDateLabel,
+} from './planYear.ts';
 import { withPrecedence } from './precedence.ts';
 import { creditedAmountOf, type OrgMoney, pricingOf } from './pricing.ts';
 import { chipReadsQuota, partialCover, proratedQuota } from './proration.ts';
@@ -71,6 +79,7 @@ export interface Evaluation {
  */
 export function evaluateLines(evaluated: EvaluationRequest): Evaluation {
   const request = { ...evaluated, plan: withPrecedence(evaluated.plan) };
+  if (request.plan.plan_year && request.plan.period === 'monthly') return evaluatePlanYears(request);
   const { plan, rep, today } = request;
   const windows = repWindows(plan, rep.external_id, request.quotas);
   const own = hasOwnQuota(plan, request.quotas);
@@ -111,6 +120,86 @@ export function evaluateLines(evaluated: EvaluationRequest): Evaluation {
       .flatMap((evaluation) => evaluation.problems)
       .filter((problem) => !seen.has(problem.path) && Boolean(seen.add(problem.path))),
   };
+}
+
+/**
+ * The lines of a plan with a plan year paid monthly (planYear.ts): each plan year the request touches is evaluated
+ * apart, with the rep's annual quota blended by days and running totals that count from the year's first day, so a
+ * month's tiered lines take the slices of the year's bands their deals cover. The request must hold every deal of the
+ * rep in the plan years of the deals and periods it evaluates (scopeOfDealChange covers the year).
+ */
+function evaluatePlanYears(request: EvaluationRequest): Evaluation {
+  const { plan, rep, today } = request;
+  const planYear = plan.plan_year as NonNullable<EnginePlanVersion['plan_year']>;
+  const windows = repWindows(plan, rep.external_id, request.quotas);
+  const periodOf = (deal: DealSnapshot) => dealPeriodId(deal, plan.period, today);
+  const planDecimals = decimalsOf(pricingOf(plan, request.money, today).plan_currency);
+  const years = new Map<string, { span: PlanYearSpan; deals: DealSnapshot[]; periods: PeriodId[] }>();
+  const yearOf = (periodId: PeriodId) => {
+    const span = planYearOf(planYear, periodId);
+    const found = years.get(span.starts_on) ?? { span, deals: [], periods: [] };
+    years.set(span.starts_on, found);
+    return found;
+  };
+  for (const deal of request.deals) yearOf(periodOf(deal)).deals.push(deal);
+  for (const periodId of new Set(request.periods)) yearOf(periodId).periods.push(periodId);
+  const tiered = new Set(plan.chips.filter((chip) => chip.kind === 'tiered_commission').map((chip) => chip.id));
+  const evaluations = [...years.values()].map(({ span, deals, periods }) => {
+    const quota = annualQuotaOf(plan, request.quotas, windows, span);
+    const evaluation = evaluateAtQuota(
+      { ...request, plan: { ...plan, quota_cents: quota.quota_cents }, deals, periods },
+      span,
+    );
+    const trace = (periodId: PeriodId) => planYearTrace(span, quota, periodId, rep.external_id, planDecimals);
+    return { ...evaluation, targets: withPlanYearTraces(evaluation.targets, tiered, trace) };
+  });
+  const position = new Map(plan.chips.map((chip, index) => [chip.id, index]));
+  const seen = new Set<string>();
+  return {
+    targets: evaluations
+      .flatMap((evaluation) => evaluation.targets)
+      .sort((a, b) => (position.get(a.line.chip_id) ?? 0) - (position.get(b.line.chip_id) ?? 0)),
+    problems: evaluations
+      .flatMap((evaluation) => evaluation.problems)
+      .filter((problem) => !seen.has(problem.path) && Boolean(seen.add(problem.path))),
+  };
+}
+
+/**
+ * A plan year's running totals: each month's standing counts on from the total of the months before it in the year,
+ * so that a deal's running total before it, and a month's total, are the year to date's.
+ */
+function yearToDateStandings(
+  standings: ReadonlyMap<PeriodId, PeriodStanding>,
+  span: PlanYearSpan,
+): Map<PeriodId, PeriodStanding> {
+  const year = new Map<PeriodId, PeriodStanding>();
+  let offset = 0n;
+  let counted: PeriodStanding['counted'] = [];
+  for (const month of span.months) {
+    const own = standings.get(month);
+    const prior = new Map<string, bigint>();
+    for (const [id, cents] of own?.prior_by_deal ?? []) prior.set(id, cents + offset);
+    counted = [
+      ...counted,
+      ...(own?.counted ?? []).map((entry) => ({
+        ...entry,
+        running_total_cents: runningTotalOnWire(BigInt(entry.running_total_cents) + offset),
+      })),
+    ];
+    const total = (own?.total_cents ?? 0n) + offset;
+    year.set(month, {
+      prior_by_deal: prior,
+      total_cents: total,
+      counted,
+      unpriced: own?.unpriced ?? [],
+      positions: own?.positions ?? new Map(),
+      deal_count: own?.deal_count ?? 0,
+      ...(own?.credits ? { credits: own.credits } : {}),
+    });
+    offset = total;
+  }
+  return year;
 }
 
 /**
@@ -158,7 +247,7 @@ export function withQuotaSentences(
   );
 }
 
-function evaluateAtQuota(request: EvaluationRequest): Evaluation {
+function evaluateAtQuota(request: EvaluationRequest, year?: PlanYearSpan): Evaluation {
   const { plan, rep, today } = request;
   const windows = repWindows(plan, rep.external_id, request.quotas);
   const leaving = request.quotas?.leaving;
@@ -195,7 +284,7 @@ function evaluateAtQuota(request: EvaluationRequest): Evaluation {
     };
     const matches = (deal: DealSnapshot) => conditionOf(deal)?.result ?? true;
 
-    const standings = new Map<PeriodId, PeriodStanding>();
+    let standings = new Map<PeriodId, PeriodStanding>();
     if (rules.kind === 'tiered_commission' || rules.kind === 'attainment_bonus') {
       // Adjustments that count toward attainment start the period's running total, before its deals.
       if (chip.when === null) {
@@ -245,8 +334,13 @@ function evaluateAtQuota(request: EvaluationRequest): Evaluation {
         });
       }
     }
+    if (year && rules.kind === 'tiered_commission') standings = yearToDateStandings(standings, year);
     const hierarchy = request.hierarchy ?? EMPTY_HIERARCHY;
-    const evaluation = { plan, chip, rules, rep, windows, leaver, today, standings, conditionOf, pricing, hierarchy };
+    const countedOver = year && ((periodId: PeriodId) => yearToDateLabel(year, periodId));
+    const evaluation = {
+      ...{ plan, chip, rules, rep, windows, leaver, today, standings, conditionOf, pricing, hierarchy },
+      ...(countedOver ? { countedOver } : {}),
+    };
 
     if (rules.kind === 'attainment_bonus') {
       for (const periodId of new Set(request.periods)) targets.push(periodLine(evaluation, rules, periodId));

@@ -49,6 +49,8 @@ export interface EnginePlanVersion {
   period: PlanDefinition['period'];
   /** Per rep per period; needed by `up_to_pct` bands and `attainment_bonus`. */
   quota_cents: PlanDefinition['quota_cents'];
+  /** A plan year paid monthly (planYear.ts): tiers count from the year's start against the annual quota. */
+  plan_year?: PlanDefinition['plan_year'] | null;
   /** `all`, or the `owner_external_id` values of the reps the plan applies to. */
   assignees: PlanDefinition['assignees'];
   /**

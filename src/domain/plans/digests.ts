@@ -16,7 +16,10 @@ export function planContentDigest(plan: PlanDefinition): string {
  * `version` rises exactly when this changes; renaming a chip or editing another chip leaves it alone.
  */
 export function chipDefinitionDigest(
-  plan: Pick<PlanDefinition, 'period' | 'quota_cents' | 'ramp' | 'cap_cents' | 'currency' | 'leaver_rule' | 'chips'>,
+  plan: Pick<
+    PlanDefinition,
+    'period' | 'quota_cents' | 'ramp' | 'cap_cents' | 'currency' | 'leaver_rule' | 'plan_year' | 'chips'
+  >,
   chip: ChipDefinition,
 ): string {
   // A replaced chip reads the conditions of the chips that replace it (only when there are, so others keep theirs).
@@ -40,7 +43,10 @@ export function chipDefinitionDigest(
  * reads itself and the period length.
  */
 function planInputsOf(
-  plan: Pick<PlanDefinition, 'period' | 'quota_cents' | 'ramp' | 'cap_cents' | 'currency' | 'leaver_rule'>,
+  plan: Pick<
+    PlanDefinition,
+    'period' | 'quota_cents' | 'ramp' | 'cap_cents' | 'currency' | 'leaver_rule' | 'plan_year'
+  >,
   chip: ChipDefinition,
 ) {
   // A plan's currency and leaver rule are read only when the file names them, so plans without keep their digests.
@@ -48,7 +54,12 @@ function planInputsOf(
     plan.leaver_rule === undefined
       ? kindInputsOf(plan, chip)
       : { ...kindInputsOf(plan, chip), leaver_rule: plan.leaver_rule };
-  const reads = plan.currency === undefined ? kind : { ...kind, currency: plan.currency };
+  const priced = plan.currency === undefined ? kind : { ...kind, currency: plan.currency };
+  // A plan year moves what a tiered chip counts (the year to date) and against which quota (the annual one).
+  const reads =
+    plan.plan_year !== undefined && chip.kind === 'tiered_commission'
+      ? { ...priced, plan_year: plan.plan_year }
+      : priced;
   const chipCap =
     chip.kind !== 'attainment_bonus' && (chip.params.cap_cents !== undefined || chip.params.floor_cents !== undefined);
   if (plan.cap_cents !== undefined) return { ...reads, period: plan.period, plan_cap_cents: plan.cap_cents };

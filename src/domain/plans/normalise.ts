@@ -20,6 +20,7 @@ export interface RawPlan {
   name: string;
   period?: PlanDefinition['period'];
   quota_cents?: number | null;
+  plan_year?: { starts_month: number } | null;
   ramp?: number[] | null;
   leaver_rule?: LeaverRule | null;
   cap_cents?: number | null;
@@ -35,6 +36,7 @@ export function normalisePlan(raw: RawPlan): PlanDefinition {
     name: raw.name,
     period: raw.period ?? 'monthly',
     quota_cents: raw.quota_cents ?? null,
+    ...(raw.plan_year ? { plan_year: { starts_month: raw.plan_year.starts_month } } : {}),
     assignees: raw.assignees === 'all' ? 'all' : normaliseAssignees(raw.assignees),
     ...(Array.isArray(raw.ramp) ? { ramp: [...raw.ramp] } : {}),
     ...(typeof raw.leaver_rule === 'string' ? { leaver_rule: raw.leaver_rule } : {}),

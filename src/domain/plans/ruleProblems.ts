@@ -25,6 +25,7 @@ export function ruleProblems(document: unknown): PlanFileProblem[] {
     if (problem) problems.push({ path: 'currency', message: problem });
   }
   problems.push(...precedenceProblems(chips));
+  if (isObject(document.plan_year)) problems.push(...planYearProblems(document, chips));
   const firstWithKey = new Map<string, number>();
   chips.forEach((chip, index) => {
     if (!isObject(chip)) return;
@@ -69,6 +70,42 @@ export function ruleProblems(document: unknown): PlanFileProblem[] {
     }
     if (chip.when !== undefined && chip.when !== null) {
       problems.push(...conditionProblems(chip.when, at('when'), { shapes: false }));
+    }
+  });
+  return problems;
+}
+
+/**
+ * A plan year paid monthly counts marginal tiers in money or percent of the annual quota from the year's start: what
+ * it does not define is refused, each where the file says it.
+ */
+function planYearProblems(document: Record<string, unknown>, chips: unknown[]): PlanFileProblem[] {
+  const problems: PlanFileProblem[] = [];
+  const period = document.period ?? 'monthly';
+  if (period !== 'monthly') {
+    problems.push({ path: 'plan_year', message: 'a plan year is paid monthly: it needs period: monthly' });
+  }
+  if (Array.isArray(document.ramp)) {
+    problems.push({ path: 'ramp', message: 'a ramp is not supported in a plan year: its quota is annual' });
+  }
+  if (isObject(document.draw)) {
+    problems.push({ path: 'draw', message: 'a draw is not supported in a plan year' });
+  }
+  chips.forEach((chip, index) => {
+    if (!isObject(chip)) return;
+    const at = (...rest: Segment[]) => formatPath(['chips', index, ...rest]);
+    if (chip.kind === 'attainment_bonus') {
+      problems.push({ path: at('kind'), message: 'an attainment_bonus is not supported in a plan year' });
+    }
+    if (chip.kind !== 'tiered_commission') return;
+    if (chip.mode === 'retroactive') {
+      problems.push({ path: at('mode'), message: 'a plan year pays marginal tiers only: use mode: marginal' });
+    }
+    if (chip.basis === 'per_deal') {
+      problems.push({ path: at('basis'), message: 'a plan year counts the year to date, not each deal alone' });
+    }
+    if (Array.isArray(chip.tiers) && chip.tiers.some((tier) => isObject(tier) && 'up_to_deals' in tier)) {
+      problems.push({ path: at('tiers'), message: 'bands in up_to_deals are not supported in a plan year' });
     }
   });
   return problems;

@@ -180,13 +180,26 @@ export interface PlanDraw {
   paid?: 'in_advance';
 }
 
+/**
+ * A plan year paid monthly (docs/plan-features.md, A plan year paid monthly): on a monthly plan, tiered chips count the
+ * rep's won deals from the first day of the plan year (the 1st of `starts_month`) against the annual `quota_cents`,
+ * blended by days when the rep's quota changes during the year; each month pays the year to date's earnings less what
+ * the year's earlier months paid (the true-up), which the ledger's late-change rule books.
+ */
+export interface PlanYear {
+  /** The month the plan year starts in, 1 (January) to 12. */
+  starts_month: number;
+}
+
 /** The normalised plan file: defaults filled in, members in a stable order. Stored as a plan version's definition. */
 export interface PlanDefinition {
   key: string;
   name: string;
   period: PeriodKind;
-  /** Per rep per period; `null` when the plan has none. */
+  /** Per rep per period (per plan year with `plan_year`); `null` when the plan has none. */
   quota_cents: number | null;
+  /** A plan year paid monthly; absent: tiers count one period. */
+  plan_year?: PlanYear;
   /** `all`, or the reps the plan applies to (owner_external_id values or dated assignments), sorted. */
   assignees: 'all' | Assignee[];
   /**

@@ -20,6 +20,7 @@ export function enginePlanOf(snapshot: PlanVersionSnapshot): EnginePlanVersion {
     version_number: snapshot.version_number,
     period: snapshot.definition.period,
     quota_cents: snapshot.definition.quota_cents,
+    plan_year: snapshot.definition.plan_year ?? null,
     assignees: snapshot.definition.assignees,
     ramp: snapshot.definition.ramp ?? null,
     leaver_rule: snapshot.definition.leaver_rule ?? null,

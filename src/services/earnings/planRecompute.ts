@@ -3,6 +3,7 @@ import { countsCredits, creditPeriodOf, creditPeriods } from '../../domain/earni
 import { repsReadBy } from '../../domain/earnings/changeScope.ts';
 import { dealPeriodId } from '../../domain/earnings/dealPeriods.ts';
 import { DRAW_CHIP_KEY, DRAW_RECOVERY_CHIP_KEY, drawChipId } from '../../domain/earnings/draws.ts';
+import { countingMoves, quotaMovesFrom } from '../../domain/earnings/planYear.ts';
 import { chipReadsQuota } from '../../domain/earnings/proration.ts';
 import { movedByRate, type RateChange, ratesBefore } from '../../domain/earnings/rateChange.ts';
 import { evaluateLines } from '../../domain/earnings/targets.ts';
@@ -263,14 +264,17 @@ async function recomputeRep(
   const money = { default_currency: config.defaultCurrency, rates: config.rates };
   const quotaBook = (await repQuotas.booksOfReps(tx, orgId, [userId])).get(userId);
   const credits = (await adjustments.attainmentCreditsOfReps(tx, orgId, [userId])).get(userId) ?? [];
-  // Adjustments added or voided move the counting lines of the plan periods that hold theirs, locked ones included.
+  // Adjustments added or voided move the counting lines of the plan periods that hold theirs (in a plan year, and of
+  // the year's later months), locked ones included.
   const creditMoves = (plan: EnginePlanVersion, periodId: PeriodId) =>
-    adjustmentChange?.periods.some((adjusted) => creditPeriodOf(adjusted, plan.period) === periodId) ?? false;
+    adjustmentChange?.periods.some((adjusted) =>
+      countingMoves(plan, creditPeriodOf(adjusted, plan.period), periodId),
+    ) ?? false;
   // A quota change moves the quota-reading lines of the periods from its first day on, locked ones included.
   const quotaMoves = (plan: EnginePlanVersion, periodId: PeriodId) =>
     quotaChange !== undefined &&
     (quotaChange.planIds === undefined || quotaChange.planIds.includes(plan.plan_id)) &&
-    periodBounds(periodId).ends_on >= quotaChange.from;
+    periodBounds(periodId).ends_on >= quotaMovesFrom(plan, quotaChange.from);
 
   const targets: LineTarget[] = [];
   const droppedLines = new Set<string>();

@@ -358,6 +358,7 @@ export function planDocument(input: PlanDocumentInput): PlanDocument {
     won_stage: input.won_stage,
   });
   const planLimits: string[] = [];
+  if (plan.plan_year !== undefined) planLimits.push(planYearSentence(plan.plan_year.starts_month));
   if (plan.cap_cents !== undefined) {
     planLimits.push(`The plan pays at most ${money(plan.cap_cents)} per rep and period over all chips.`);
   }
@@ -438,6 +439,26 @@ export function planDocument(input: PlanDocumentInput): PlanDocument {
     examples: examples.map((example) => exampleSection(example, money)),
     ...(termsSections(input.terms).length > 0 ? { terms: termsSections(input.terms) } : {}),
   };
+}
+
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/** The plan document's sentence for a plan year paid monthly (docs/plan-features.md, A plan year paid monthly). */
+export function planYearSentence(startsMonth: number): string {
+  return `Plan year from 1 ${MONTH_NAMES[startsMonth - 1] ?? 'January'}, paid monthly: your tiers count your won deals from the first day of the plan year against the annual quota (a quota changed during the year counts for the days it is in force). Each month pays what the year to date has earned less what the year's earlier months paid; a locked month's payment stands, and a later difference, up or down, is paid or taken back in the next open month.`;
 }
 
 function rampSteps(ramp: readonly number[]): string {
