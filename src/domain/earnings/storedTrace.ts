@@ -1,21 +1,27 @@
 import type { JsonValue } from '../json.ts';
 import { drawChip } from './draws.ts';
+import { periodOfTrace } from './ledger.ts';
 import { chipSettings, traceSource } from './lineTrace.ts';
 import type { EarningTrace, EnginePlanVersion, TraceCause } from './types.ts';
 
 // An earnings row's trace as stored: only what cannot be derived again. A trace names its plan version and chip
 // (with the chip's definition), the deal event that caused the row and, in the row's every reader, the same text of
 // each: the plan and chip come back from the plan version (which never changes once written) and the cause's event
-// from its domain event. What the SQL of the ledger reads inside a trace stays where it was: `period`, `chip.kind`,
+// from its domain event, and the period's kind and dates from its id. What the SQL of the ledger reads inside a
+// trace stays where it was: `period.id`, `chip.kind`,
 // and on a draw's rows `chip.definition` (its `recoverable`). A trace stored whole (every row written before this
 // form, which has `plan`) is served as it is.
 
 /** The trace of a row as its `trace` column holds it. */
 export type StoredTrace = StoredCompactTrace | EarningTrace;
 
-/** The compact form: no `plan`, the chip by its kind (and a draw's settings), the cause by its domain event. */
-export interface StoredCompactTrace extends Omit<EarningTrace, 'plan' | 'chip' | 'cause'> {
+/**
+ * The compact form: no `plan`, the chip by its kind (and a draw's settings), the period by its id and status, the
+ * cause by its domain event.
+ */
+export interface StoredCompactTrace extends Omit<EarningTrace, 'plan' | 'chip' | 'cause' | 'period'> {
   chip: { kind: EarningTrace['chip']['kind']; definition?: Record<string, unknown> };
+  period: Pick<EarningTrace['period'], 'id' | 'status'>;
   cause?: { domain_event_id: string };
 }
 
@@ -37,10 +43,11 @@ export function isCompact(stored: StoredTrace): stored is StoredCompactTrace {
 
 /** The trace a row stores for the trace the engine and the ledger made. */
 export function compactTrace(trace: EarningTrace): StoredCompactTrace {
-  const { plan: _plan, chip, cause, ...kept } = trace;
+  const { plan: _plan, chip, cause, period, ...kept } = trace;
   const { key: _key, name: _name, kind: _kind, ...settings } = chip.definition;
   return {
     ...kept,
+    period: { id: period.id, status: period.status },
     chip: DRAW_KINDS.has(chip.kind) ? { kind: chip.kind, definition: settings } : { kind: chip.kind },
     ...(cause ? { cause: { domain_event_id: cause.domain_event_id } } : {}),
   };
@@ -65,7 +72,7 @@ export function servedTrace(
   cause: CauseEvent | undefined,
 ): EarningTrace {
   if (!isCompact(stored)) return stored;
-  const { chip: storedChip, cause: storedCause, ...kept } = stored;
+  const { chip: storedChip, cause: storedCause, period, ...kept } = stored;
   const source = DRAW_KINDS.has(storedChip.kind)
     ? traceSource(plan, drawChip(plan, storedChip.kind === 'draw_recovery'), storedChip.definition ?? {})
     : planChipSource(plan, row.rule_chip_id);
@@ -85,7 +92,12 @@ export function servedTrace(
       changes: cause.changes.map((change) => ({ field: change.field, from: change.old, to: change.new })),
     };
   }
-  return inStoredOrder({ ...kept, ...source, ...(servedCause ? { cause: servedCause } : {}) }) as EarningTrace;
+  return inStoredOrder({
+    ...kept,
+    ...source,
+    period: periodOfTrace(period.id, period.status),
+    ...(servedCause ? { cause: servedCause } : {}),
+  }) as EarningTrace;
 }
 
 function planChipSource(plan: EnginePlanVersion, chipId: string) {
