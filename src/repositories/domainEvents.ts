@@ -60,3 +60,26 @@ export async function listForDeal(tx: Transaction, orgId: string, dealId: string
   });
   return rows;
 }
+
+/** A domain event as an earnings trace names it for its cause: the event, its deal and the changes it made. */
+export interface CauseEventRecord {
+  domain_event_id: string;
+  event_kind: DomainEventType;
+  deal_id: string;
+  deal_external_id: string;
+  changes: FieldChange[];
+}
+
+/** These domain events with their deals' external ids (what a stored trace's cause is completed from). */
+export async function causesOf(tx: Transaction, orgId: string, ids: readonly string[]): Promise<CauseEventRecord[]> {
+  if (ids.length === 0) return [];
+  return tx.query<CauseEventRecord>(
+    named('domain_events_causes_of', {
+      text: `SELECT e.id AS domain_event_id, e.type AS event_kind, e.deal_id, d.external_id AS deal_external_id,
+                    e.changes
+             FROM domain_events e JOIN deals d ON d.org_id = e.org_id AND d.id = e.deal_id
+             WHERE e.org_id = $1 AND d.org_id = $1 AND e.id = ANY($2::text[])`,
+      values: [orgId, [...ids]],
+    }),
+  );
+}

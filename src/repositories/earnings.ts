@@ -1,4 +1,5 @@
 import type { LedgerRow } from '../domain/earnings/ledger.ts';
+import type { StoredTrace } from '../domain/earnings/storedTrace.ts';
 import type { EarningStatus, EarningTrace, LinePricing, TraceReplacement } from '../domain/earnings/types.ts';
 import type { PeriodId } from '../domain/periods.ts';
 import { named, sql, type Transaction } from './transaction.ts';
@@ -39,6 +40,11 @@ export interface EarningRecord {
 
 export interface EarningWithTrace extends EarningRecord {
   trace: EarningTrace;
+}
+
+/** A row with its trace as stored (domain/earnings/storedTrace.ts): what services/earnings/servedTraces.ts serves. */
+export interface EarningWithStoredTrace extends EarningRecord {
+  trace: StoredTrace;
 }
 
 /** A row of a line as the ledger reconciles it. Only standing rows (not superseded or reversed) are read. */

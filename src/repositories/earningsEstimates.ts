@@ -1,4 +1,5 @@
 import type { LedgerSnapshotRow, WrittenRow } from '../domain/earnings/estimate.ts';
+import type { StoredTrace } from '../domain/earnings/storedTrace.ts';
 import { sql, type Transaction } from './transaction.ts';
 import { repExternalIdOf } from './users.ts';
 
@@ -25,11 +26,19 @@ export async function snapshotRowsOfReps(
   return rows.map((row) => ({ ...row, amount_cents: Number(row.amount_cents) }));
 }
 
-/** These rows in full, with their traces (what an estimate shows of the rows its event wrote). */
-export async function writtenRows(tx: Transaction, orgId: string, ids: readonly string[]): Promise<WrittenRow[]> {
+/** A row an estimate's event wrote, with its trace as stored and what serves it (servedTraces.ts). */
+export interface StoredWrittenRow extends Omit<WrittenRow, 'trace'> {
+  plan_id: string;
+  rule_chip_id: string;
+  trace: StoredTrace;
+}
+
+/** These rows in full, with their traces as stored (what an estimate shows of the rows its event wrote). */
+export async function writtenRows(tx: Transaction, orgId: string, ids: readonly string[]): Promise<StoredWrittenRow[]> {
   if (ids.length === 0) return [];
-  const rows = await tx.query<Omit<WrittenRow, 'amount_cents'> & { amount_cents: number | bigint }>(
-    sql`SELECT id, status, period_id, amount_cents, supersedes_id, plan_version_id, rule_version, trace
+  const rows = await tx.query<Omit<StoredWrittenRow, 'amount_cents'> & { amount_cents: number | bigint }>(
+    sql`SELECT id, status, period_id, amount_cents, supersedes_id, plan_id, plan_version_id, rule_chip_id,
+               rule_version, trace
         FROM earnings WHERE org_id = ${orgId} AND id = ANY(${[...ids]}::text[]) ORDER BY created_at, id`,
   );
   return rows.map((row) => ({ ...row, amount_cents: Number(row.amount_cents) }));

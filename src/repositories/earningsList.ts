@@ -1,6 +1,13 @@
-import type { EarningStatus, EarningTrace } from '../domain/earnings/types.ts';
+import type { StoredTrace } from '../domain/earnings/storedTrace.ts';
+import type { EarningStatus } from '../domain/earnings/types.ts';
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
-import { type EarningRecord, type EarningWithTrace, type RecordRow, toRecord, wireColumnsOf } from './earnings.ts';
+import {
+  type EarningRecord,
+  type EarningWithStoredTrace,
+  type RecordRow,
+  toRecord,
+  wireColumnsOf,
+} from './earnings.ts';
 import { named, statementParameters, type Transaction } from './transaction.ts';
 import { repIdByExternalId, repRanges } from './users.ts';
 
@@ -72,7 +79,7 @@ export async function listAfter(
 }
 
 /**
- * One row with its trace; null when the org has no such row, or when it is not of one of `visibleUserIds` (null:
+ * One row with its trace as stored; null when the org has no such row, or when it is not of one of `visibleUserIds` (null:
  * any rep's).
  */
 export async function findWithTrace(
@@ -80,10 +87,10 @@ export async function findWithTrace(
   orgId: string,
   id: string,
   visibleUserIds: readonly string[] | null = null,
-): Promise<EarningWithTrace | null> {
+): Promise<EarningWithStoredTrace | null> {
   const { values, param } = statementParameters(orgId, id);
   const visible = visibleUserIds === null ? '' : ` AND e.user_id = ANY(${param(visibleUserIds)}::text[])`;
-  const rows = await tx.query<RecordRow & { trace: EarningTrace }>(
+  const rows = await tx.query<RecordRow & { trace: StoredTrace }>(
     named(visibleUserIds === null ? 'earnings_find_with_trace' : 'earnings_find_visible_with_trace', {
       text: `SELECT ${wireColumnsOf('$1')}, e.trace FROM earnings e WHERE e.org_id = $1 AND e.id = $2${visible}`,
       values,

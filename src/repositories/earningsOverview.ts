@@ -1,3 +1,4 @@
+import type { StoredTrace } from '../domain/earnings/storedTrace.ts';
 import { prismaOf, type Transaction } from './transaction.ts';
 
 // The console's overview of the earnings ledger, admin reads through Prisma: the standing rows' totals per period and
@@ -68,13 +69,20 @@ export async function repPeriodTotals(tx: Transaction, orgId: string): Promise<R
   }));
 }
 
-/** Every row of the rep booked in the period, oldest first, with its trace's explanation. */
+/** A rep's row of a period with its trace as stored, and what serves it (services/earnings/servedTraces.ts). */
+export interface RepEarningRowWithTrace extends Omit<RepEarningRow, 'chip_name' | 'explanation'> {
+  plan_version_id: string;
+  rule_version: string;
+  trace: StoredTrace;
+}
+
+/** Every row of the rep booked in the period, oldest first, with its trace as stored. */
 export async function repRowsOfPeriod(
   tx: Transaction,
   orgId: string,
   repId: string,
   periodId: string,
-): Promise<RepEarningRow[]> {
+): Promise<RepEarningRowWithTrace[]> {
   const rows = await prismaOf(tx).earning.findMany({
     where: { org_id: orgId, user_id: repId, period_id: periodId },
     orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
@@ -82,7 +90,9 @@ export async function repRowsOfPeriod(
       id: true,
       deal_id: true,
       plan_id: true,
+      plan_version_id: true,
       rule_chip_id: true,
+      rule_version: true,
       amount_cents: true,
       status: true,
       created_at: true,
@@ -100,21 +110,19 @@ export async function repRowsOfPeriod(
           select: { id: true, external_id: true },
         });
   const dealExternalIds = new Map(deals.map((deal) => [deal.id, deal.external_id]));
-  return rows.map((row) => {
-    const trace = row.trace as { chip?: { name?: string }; explanation?: string[] };
-    return {
-      id: row.id,
-      deal_id: row.deal_id,
-      deal_external_id: (row.deal_id && dealExternalIds.get(row.deal_id)) ?? null,
-      plan_id: row.plan_id,
-      rule_chip_id: row.rule_chip_id,
-      chip_name: trace.chip?.name ?? row.rule_chip_id,
-      amount_cents: Number(row.amount_cents),
-      status: row.status,
-      created_at: row.created_at,
-      explanation: trace.explanation ?? [],
-    };
-  });
+  return rows.map((row) => ({
+    id: row.id,
+    deal_id: row.deal_id,
+    deal_external_id: (row.deal_id && dealExternalIds.get(row.deal_id)) ?? null,
+    plan_id: row.plan_id,
+    plan_version_id: row.plan_version_id,
+    rule_chip_id: row.rule_chip_id,
+    rule_version: row.rule_version,
+    amount_cents: Number(row.amount_cents),
+    status: row.status,
+    created_at: row.created_at,
+    trace: row.trace as unknown as StoredTrace,
+  }));
 }
 
 /** How many earning rows the org has in each status, in status order. */

@@ -1,4 +1,5 @@
 import { type NewEarningRow, PLAN_ARCHIVED, type RowRetirement } from '../domain/earnings/ledger.ts';
+import { compactTrace } from '../domain/earnings/storedTrace.ts';
 import type { EarningStatus } from '../domain/earnings/types.ts';
 import { type EarningRecord, type RecordRow, toRecord, wireColumnsOf } from './earnings.ts';
 import { named, type Transaction } from './transaction.ts';
@@ -138,7 +139,7 @@ const TRACE_SEPARATOR = '\u001e';
 
 /**
  * The written rows as retireAndWrite's statement takes them: their columns other than the trace as one JSON document,
- * and their traces as one text, each trace's JSON in the rows' order, joined by TRACE_SEPARATOR: PostgreSQL parses
+ * and their traces, each in the compact form rows store (domain/earnings/storedTrace.ts), as one text, each trace's JSON in the rows' order, joined by TRACE_SEPARATOR: PostgreSQL parses
  * each trace on its own with less CPU than inside one document of every row with its trace, which it would build
  * whole first. The statement zips the two back together by position (ROWS FROM, where the traces' column takes
  * the function's name, string_to_table), so both are built here in one pass over the same rows; counts that differed
@@ -151,7 +152,7 @@ function earningsAndTraces(earnings: readonly NewEarning[]): [columns: string, t
   const traces: string[] = [];
   for (const { trace, ...rest } of earnings) {
     columns.push(rest);
-    traces.push(JSON.stringify(trace));
+    traces.push(JSON.stringify(compactTrace(trace)));
   }
   return [JSON.stringify(columns), traces.join(TRACE_SEPARATOR)];
 }

@@ -9,6 +9,7 @@ import * as earningsEstimates from '../repositories/earningsEstimates.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as users from '../repositories/users.ts';
 import { toWireDeal } from '../wire/deals.ts';
+import { withServedTraces } from './earnings/servedTraces.ts';
 import type { DealIngestion } from './ingestion.ts';
 
 type Estimate = components['schemas']['Estimate'];
@@ -76,10 +77,14 @@ export class DealEstimator {
       const reps = [...new Set([...repsBefore, ...(ownerAfter ? [ownerAfter] : [])])];
       const after = await earningsEstimates.snapshotRowsOfReps(tx, orgId, reps);
       const known = new Set(before.map((row) => row.id));
-      const written = await earningsEstimates.writtenRows(
+      const written = await withServedTraces(
         tx,
         orgId,
-        after.filter((row) => !known.has(row.id)).map((row) => row.id),
+        await earningsEstimates.writtenRows(
+          tx,
+          orgId,
+          after.filter((row) => !known.has(row.id)).map((row) => row.id),
+        ),
       );
       const deal = await deals.findById(tx, orgId, ids.deal_id);
       if (!deal) throw new Error(`the rehearsed deal ${ids.deal_id} of org ${orgId} is not visible in its transaction`);
@@ -87,7 +92,12 @@ export class DealEstimator {
         before,
         after,
         // The rehearsed event is rolled back: a trace must not name it as its cause.
-        written: written.map(({ trace: { cause: _rehearsed, ...trace }, ...row }) => ({ ...row, trace })),
+        written: written.map(
+          ({ trace: { cause: _rehearsed, ...trace }, plan_id: _plan, rule_chip_id: _chip, ...row }) => ({
+            ...row,
+            trace,
+          }),
+        ),
         ownerExternalId: owner,
         hypotheticalDealId: existing ? null : deal.id,
       });

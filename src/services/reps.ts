@@ -1,3 +1,4 @@
+import type { EarningTrace } from '../domain/earnings/types.ts';
 import { Refusal } from '../domain/refusal.ts';
 import { hasPrefix } from '../lib/ids.ts';
 import type { RepEarningRow, RepPeriodTotal } from '../repositories/earningsOverview.ts';
@@ -5,6 +6,7 @@ import * as earningsOverview from '../repositories/earningsOverview.ts';
 import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import type { RepRecord } from '../repositories/users.ts';
 import * as users from '../repositories/users.ts';
+import { withServedTraces } from './earnings/servedTraces.ts';
 
 /** A rep with, per period, the count and sum of its standing earnings rows. */
 export interface RepWithTotals extends RepRecord {
@@ -63,10 +65,17 @@ export class RepReader {
     periodId: string,
   ): Promise<{ rep: RepWithTotals; earnings: RepEarningRow[] }> {
     const rep = await this.findByIdOrExternalId(orgId, repId);
-    const [rows, totals] = await Promise.all([
+    const [stored, totals] = await Promise.all([
       earningsOverview.repRowsOfPeriod(this.#statements, orgId, rep.id, periodId),
       earningsOverview.repPeriodTotals(this.#statements, orgId),
     ]);
+    const rows = (await withServedTraces(this.#statements, orgId, stored)).map(
+      ({ trace, plan_version_id: _version, rule_version: _chipVersion, ...row }): RepEarningRow => {
+        // A trace without a chip or explanation (rows written by hand) shows the chip's id and no sentences.
+        const shown = trace as Partial<EarningTrace>;
+        return { ...row, chip_name: shown.chip?.name ?? row.rule_chip_id, explanation: shown.explanation ?? [] };
+      },
+    );
     return { rep: withTotals(rep, totals), earnings: rows };
   }
 }

@@ -14,6 +14,7 @@ import type { Transactor } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 import { toWireAdjustment } from '../wire/adjustments.ts';
 import { toWireUser } from '../wire/users.ts';
+import { withServedTraces } from './earnings/servedTraces.ts';
 
 function todayUtc(): CalendarDate {
   return new Date().toISOString().slice(0, 10);
@@ -39,20 +40,24 @@ export class StatementReader {
     const user = await users.find(tx, orgId, userId, visibleUserIdsOf(viewer));
     if (!user) return null;
     const bounds = periodBounds(periodId);
-    const [period, rows, orgPlans, repDeals, drawBalances, config, books, manual, held, credits] = await Promise.all([
-      periods.findSummary(tx, orgId, periodId),
-      statementRows.rowsOfRepInPeriod(tx, orgId, userId, periodId),
-      ledgerPlans.listForStatements(tx, orgId),
-      // Only the deals that can count in the period (closed in it, or not closed yet): attainment counts a deal in
-      // the period its close date (else its win, else today) falls in, so the rep's other periods never matter.
-      dealSnapshots.dealsOfRepAround(tx, orgId, userId, { from: bounds.starts_on, to: bounds.ends_on }),
-      statementRows.drawBalancesByPlanBefore(tx, orgId, userId, periodId),
-      orgs.loadConfig(tx, orgId),
-      repQuotas.booksOfReps(tx, orgId, [userId]),
-      adjustments.ofRepInPeriod(tx, orgId, userId, periodId),
-      heldPlansOf(tx, orgId, userId),
-      adjustments.attainmentCreditsOfReps(tx, orgId, [userId]),
-    ]);
+    const [period, storedRows, orgPlans, repDeals, drawBalances, config, books, manual, held, credits] =
+      await Promise.all([
+        periods.findSummary(tx, orgId, periodId),
+        statementRows.rowsOfRepInPeriod(tx, orgId, userId, periodId),
+        ledgerPlans.listForStatements(tx, orgId),
+        // Only the deals that can count in the period (closed in it, or not closed yet): attainment counts a deal in
+        // the period its close date (else its win, else today) falls in, so the rep's other periods never matter.
+        dealSnapshots.dealsOfRepAround(tx, orgId, userId, { from: bounds.starts_on, to: bounds.ends_on }),
+        statementRows.drawBalancesByPlanBefore(tx, orgId, userId, periodId),
+        orgs.loadConfig(tx, orgId),
+        repQuotas.booksOfReps(tx, orgId, [userId]),
+        adjustments.ofRepInPeriod(tx, orgId, userId, periodId),
+        heldPlansOf(tx, orgId, userId),
+        adjustments.attainmentCreditsOfReps(tx, orgId, [userId]),
+      ]);
+    const rows = (await withServedTraces(tx, orgId, storedRows)).map(
+      ({ plan_version_id: _version, rule_version: _chipVersion, ...row }) => row,
+    );
     const book = books.get(userId);
     const kind = periodKindOf(periodId);
     const withRows = new Set([...rows.map((row) => row.plan_id), ...drawBalances.keys()]);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import pg from 'pg';
 import { describe } from 'vitest';
 import { createSqlPool } from '../../src/repositories/transaction.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
@@ -83,6 +84,72 @@ describe('traces that name their causes', () => {
       amount_cents: 50_000,
       reason: { code: 'amount_changed', explanation: "The line's amount changed." },
     });
+  });
+
+  test('rows store their trace compact and serve it whole; a row stored whole is served the same', async ({
+    db,
+    org,
+    client,
+  }) => {
+    const document = planDocument();
+    const plan = await applyPlan(db, org.id, document);
+    await client.deals.ingestEvent({
+      external_id: 'opp-a',
+      state: state(6_000_000, 'closed_won', '2026-04-10', { region: 'EMEA' }),
+    });
+    const b = await client.deals.ingestEvent({
+      external_id: 'opp-b',
+      state: state(5_000_000, 'closed_won', '2026-04-20', { region: 'NA', new_logo: true }),
+    });
+    const rows = await listAll(client, { status: ['pending'] });
+    assert.ok(rows.length >= 4);
+    const sql = new pg.Client({ connectionString: process.env.DATABASE_URL as string });
+    await sql.connect();
+    try {
+      for (const row of rows) {
+        const served = await client.earnings.get(row.id);
+        // Served whole: the plan version, the chip with its definition, the cause's event with its changes.
+        assert.deepEqual(served.trace.plan, {
+          id: plan.plan_id,
+          key: document.key,
+          version_id: plan.version_id,
+          version_number: 1,
+        });
+        const chip = plan.chips.find((each) => each.id === row.rule_chip_id);
+        assert.equal(served.trace.chip.key, chip?.key);
+        assert.equal(served.trace.chip.definition.key, chip?.key);
+        assert.ok(served.trace.cause && served.trace.cause.changes.length > 0);
+        if (served.trace.cause.domain_event_id === b.domain_event_id) {
+          assert.deepEqual(
+            served.trace.cause.changes.find((change) => change.field === 'custom.new_logo'),
+            {
+              field: 'custom.new_logo',
+              from: null,
+              to: true,
+            },
+          );
+        }
+        // Stored compact: none of what the trace names by reference.
+        const stored = await sql.query<{ trace: Record<string, unknown> }>(
+          'SELECT trace FROM earnings WHERE org_id = $1 AND id = $2',
+          [org.id, row.id],
+        );
+        const trace = stored.rows[0]?.trace ?? {};
+        assert.equal(trace.plan, undefined);
+        assert.deepEqual(trace.chip, { kind: served.trace.chip.kind });
+        assert.deepEqual(trace.cause, { domain_event_id: served.trace.cause.domain_event_id });
+        // A row written before the compact form holds its trace whole: it is served as it is, the same JSON.
+        await sql.query('UPDATE earnings SET trace = $3::jsonb WHERE org_id = $1 AND id = $2', [
+          org.id,
+          row.id,
+          JSON.stringify(served.trace),
+        ]);
+        const again = await client.earnings.get(row.id);
+        assert.equal(JSON.stringify(again.trace), JSON.stringify(served.trace));
+      }
+    } finally {
+      await sql.end();
+    }
   });
 
   test('a recompute after a new plan version says so on the rows that replace, and names no event', async ({

@@ -83,7 +83,12 @@ export function earliestOpenPeriodFrom(periodId: PeriodId, periods: PeriodStatus
 }
 
 function tracePeriod(periodId: PeriodId, periods: PeriodStatuses): TracePeriod {
-  return { id: periodId, kind: periodKindOf(periodId), ...periodBounds(periodId), status: statusOf(periods, periodId) };
+  return periodOfTrace(periodId, statusOf(periods, periodId));
+}
+
+/** A trace's period: the period and the status it had when the row was written (its kind and dates follow its id). */
+export function periodOfTrace(periodId: PeriodId, status: TracePeriod['status']): TracePeriod {
+  return { id: periodId, kind: periodKindOf(periodId), ...periodBounds(periodId), status };
 }
 
 interface Track {

@@ -60,6 +60,11 @@ export function traceSource(
   };
 }
 
+/** What a plan chip's trace definition has beside its key, name and kind: its parameters and its condition. */
+export function chipSettings(chip: EngineChip): object {
+  return { ...chip.params, ...(chip.when === null ? {} : { when: chip.when }) };
+}
+
 export function traceOf(
   plan: EnginePlanVersion,
   chip: EngineChip,
@@ -68,7 +73,7 @@ export function traceOf(
   explanation: string[],
 ): TargetTrace {
   return {
-    ...traceSource(plan, chip, { ...chip.params, ...(chip.when === null ? {} : { when: chip.when }) }),
+    ...traceSource(plan, chip, chipSettings(chip)),
     deal: deal === null ? null : dealSnapshot(deal),
     steps,
     explanation,

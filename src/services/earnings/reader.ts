@@ -6,6 +6,7 @@ import type { EarningListFilters } from '../../repositories/earningsList.ts';
 import * as earningsList from '../../repositories/earningsList.ts';
 import type { Transactor } from '../../repositories/transaction.ts';
 import { feedHorizon } from '../feedHorizon.ts';
+import { withServedTraces } from './servedTraces.ts';
 
 export interface EarningPage {
   earnings: EarningRecord[];
@@ -72,7 +73,11 @@ export class EarningReader {
   }
 
   /** Null when the viewer's org has no such row or the viewer may not see it. */
-  find(viewer: Viewer, id: string): Promise<EarningWithTrace | null> {
-    return earningsList.findWithTrace(this.#pool.statements, viewer.orgId, id, visibleUserIdsOf(viewer));
+  async find(viewer: Viewer, id: string): Promise<EarningWithTrace | null> {
+    const tx = this.#pool.statements;
+    const row = await earningsList.findWithTrace(tx, viewer.orgId, id, visibleUserIdsOf(viewer));
+    if (!row) return null;
+    const [served] = await withServedTraces(tx, viewer.orgId, [row]);
+    return served ?? null;
   }
 }

@@ -205,7 +205,8 @@ export const LISTED_READS: ListedRead[] = [
     run: async (pool, world) => {
       return readersOn(pool, world).earningReader.find(viewerOf(world), world.earningId);
     },
-    budget: () => ({ earnings: 1, users: 1, deals: 0, adjustments: 0 }),
+    // The row, and for its stored trace's cause the domain event's deal (its external id), by primary key.
+    budget: () => ({ earnings: 1, users: 1, deals: 1, adjustments: 0 }),
   },
   {
     name: 'GET /v1/users/{id}/statements/{period_id}',
