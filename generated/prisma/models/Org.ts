@@ -284,6 +284,7 @@ export type OrgWhereInput = {
   payment_requests?: Prisma.PaymentRequestListRelationFilter
   reopen_requests?: Prisma.PeriodReopenRequestListRelationFilter
   scenarios?: Prisma.ScenarioListRelationFilter
+  payments?: Prisma.PaymentListRelationFilter
 }
 
 export type OrgOrderByWithRelationInput = {
@@ -319,6 +320,7 @@ export type OrgOrderByWithRelationInput = {
   payment_requests?: Prisma.PaymentRequestOrderByRelationAggregateInput
   reopen_requests?: Prisma.PeriodReopenRequestOrderByRelationAggregateInput
   scenarios?: Prisma.ScenarioOrderByRelationAggregateInput
+  payments?: Prisma.PaymentOrderByRelationAggregateInput
 }
 
 export type OrgWhereUniqueInput = Prisma.AtLeast<{
@@ -357,6 +359,7 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   payment_requests?: Prisma.PaymentRequestListRelationFilter
   reopen_requests?: Prisma.PeriodReopenRequestListRelationFilter
   scenarios?: Prisma.ScenarioListRelationFilter
+  payments?: Prisma.PaymentListRelationFilter
 }, "id">
 
 export type OrgOrderByWithAggregationInput = {
@@ -430,6 +433,7 @@ export type OrgCreateInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateInput = {
@@ -465,6 +469,7 @@ export type OrgUncheckedCreateInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUpdateInput = {
@@ -500,6 +505,7 @@ export type OrgUpdateInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateInput = {
@@ -535,6 +541,7 @@ export type OrgUncheckedUpdateInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateManyInput = {
@@ -971,6 +978,20 @@ export type OrgUpdateOneRequiredWithoutScenariosNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutScenariosInput, Prisma.OrgUpdateWithoutScenariosInput>, Prisma.OrgUncheckedUpdateWithoutScenariosInput>
 }
 
+export type OrgCreateNestedOneWithoutPaymentsInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutPaymentsInput, Prisma.OrgUncheckedCreateWithoutPaymentsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutPaymentsInput
+  connect?: Prisma.OrgWhereUniqueInput
+}
+
+export type OrgUpdateOneRequiredWithoutPaymentsNestedInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutPaymentsInput, Prisma.OrgUncheckedCreateWithoutPaymentsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutPaymentsInput
+  upsert?: Prisma.OrgUpsertWithoutPaymentsInput
+  connect?: Prisma.OrgWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutPaymentsInput, Prisma.OrgUpdateWithoutPaymentsInput>, Prisma.OrgUncheckedUpdateWithoutPaymentsInput>
+}
+
 export type OrgCreateWithoutUsersInput = {
   id: string
   name: string
@@ -1003,6 +1024,7 @@ export type OrgCreateWithoutUsersInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutUsersInput = {
@@ -1037,6 +1059,7 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutUsersInput = {
@@ -1087,6 +1110,7 @@ export type OrgUpdateWithoutUsersInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutUsersInput = {
@@ -1121,6 +1145,7 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutRep_quotasInput = {
@@ -1155,6 +1180,7 @@ export type OrgCreateWithoutRep_quotasInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutRep_quotasInput = {
@@ -1189,6 +1215,7 @@ export type OrgUncheckedCreateWithoutRep_quotasInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutRep_quotasInput = {
@@ -1239,6 +1266,7 @@ export type OrgUpdateWithoutRep_quotasInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutRep_quotasInput = {
@@ -1273,6 +1301,7 @@ export type OrgUncheckedUpdateWithoutRep_quotasInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutRep_managersInput = {
@@ -1307,6 +1336,7 @@ export type OrgCreateWithoutRep_managersInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutRep_managersInput = {
@@ -1341,6 +1371,7 @@ export type OrgUncheckedCreateWithoutRep_managersInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutRep_managersInput = {
@@ -1391,6 +1422,7 @@ export type OrgUpdateWithoutRep_managersInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutRep_managersInput = {
@@ -1425,6 +1457,7 @@ export type OrgUncheckedUpdateWithoutRep_managersInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutApi_keysInput = {
@@ -1459,6 +1492,7 @@ export type OrgCreateWithoutApi_keysInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutApi_keysInput = {
@@ -1493,6 +1527,7 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutApi_keysInput = {
@@ -1543,6 +1578,7 @@ export type OrgUpdateWithoutApi_keysInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutApi_keysInput = {
@@ -1577,6 +1613,7 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutAdminsInput = {
@@ -1611,6 +1648,7 @@ export type OrgCreateWithoutAdminsInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutAdminsInput = {
@@ -1645,6 +1683,7 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutAdminsInput = {
@@ -1695,6 +1734,7 @@ export type OrgUpdateWithoutAdminsInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutAdminsInput = {
@@ -1729,6 +1769,7 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutDealsInput = {
@@ -1763,6 +1804,7 @@ export type OrgCreateWithoutDealsInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutDealsInput = {
@@ -1797,6 +1839,7 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutDealsInput = {
@@ -1847,6 +1890,7 @@ export type OrgUpdateWithoutDealsInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutDealsInput = {
@@ -1881,6 +1925,7 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPlansInput = {
@@ -1915,6 +1960,7 @@ export type OrgCreateWithoutPlansInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPlansInput = {
@@ -1949,6 +1995,7 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPlansInput = {
@@ -1999,6 +2046,7 @@ export type OrgUpdateWithoutPlansInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPlansInput = {
@@ -2033,6 +2081,7 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPeriodsInput = {
@@ -2067,6 +2116,7 @@ export type OrgCreateWithoutPeriodsInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPeriodsInput = {
@@ -2101,6 +2151,7 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPeriodsInput = {
@@ -2151,6 +2202,7 @@ export type OrgUpdateWithoutPeriodsInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPeriodsInput = {
@@ -2185,6 +2237,7 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_endpointsInput = {
@@ -2219,6 +2272,7 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
@@ -2253,6 +2307,7 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_endpointsInput = {
@@ -2303,6 +2358,7 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
@@ -2337,6 +2393,7 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_messagesInput = {
@@ -2371,6 +2428,7 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
@@ -2405,6 +2463,7 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_messagesInput = {
@@ -2455,6 +2514,7 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
@@ -2489,6 +2549,7 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutExchange_ratesInput = {
@@ -2523,6 +2584,7 @@ export type OrgCreateWithoutExchange_ratesInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutExchange_ratesInput = {
@@ -2557,6 +2619,7 @@ export type OrgUncheckedCreateWithoutExchange_ratesInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutExchange_ratesInput = {
@@ -2607,6 +2670,7 @@ export type OrgUpdateWithoutExchange_ratesInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
@@ -2641,6 +2705,7 @@ export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutIdentity_providersInput = {
@@ -2675,6 +2740,7 @@ export type OrgCreateWithoutIdentity_providersInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutIdentity_providersInput = {
@@ -2709,6 +2775,7 @@ export type OrgUncheckedCreateWithoutIdentity_providersInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutIdentity_providersInput = {
@@ -2759,6 +2826,7 @@ export type OrgUpdateWithoutIdentity_providersInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
@@ -2793,6 +2861,7 @@ export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutAdjustmentsInput = {
@@ -2827,6 +2896,7 @@ export type OrgCreateWithoutAdjustmentsInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutAdjustmentsInput = {
@@ -2861,6 +2931,7 @@ export type OrgUncheckedCreateWithoutAdjustmentsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutAdjustmentsInput = {
@@ -2911,6 +2982,7 @@ export type OrgUpdateWithoutAdjustmentsInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutAdjustmentsInput = {
@@ -2945,6 +3017,7 @@ export type OrgUncheckedUpdateWithoutAdjustmentsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutStatement_approvalsInput = {
@@ -2979,6 +3052,7 @@ export type OrgCreateWithoutStatement_approvalsInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutStatement_approvalsInput = {
@@ -3013,6 +3087,7 @@ export type OrgUncheckedCreateWithoutStatement_approvalsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutStatement_approvalsInput = {
@@ -3063,6 +3138,7 @@ export type OrgUpdateWithoutStatement_approvalsInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutStatement_approvalsInput = {
@@ -3097,6 +3173,7 @@ export type OrgUncheckedUpdateWithoutStatement_approvalsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutStatement_remindersInput = {
@@ -3131,6 +3208,7 @@ export type OrgCreateWithoutStatement_remindersInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutStatement_remindersInput = {
@@ -3165,6 +3243,7 @@ export type OrgUncheckedCreateWithoutStatement_remindersInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutStatement_remindersInput = {
@@ -3215,6 +3294,7 @@ export type OrgUpdateWithoutStatement_remindersInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutStatement_remindersInput = {
@@ -3249,6 +3329,7 @@ export type OrgUncheckedUpdateWithoutStatement_remindersInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPayment_requestsInput = {
@@ -3283,6 +3364,7 @@ export type OrgCreateWithoutPayment_requestsInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPayment_requestsInput = {
@@ -3317,6 +3399,7 @@ export type OrgUncheckedCreateWithoutPayment_requestsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPayment_requestsInput = {
@@ -3367,6 +3450,7 @@ export type OrgUpdateWithoutPayment_requestsInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPayment_requestsInput = {
@@ -3401,6 +3485,7 @@ export type OrgUncheckedUpdateWithoutPayment_requestsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutReopen_requestsInput = {
@@ -3435,6 +3520,7 @@ export type OrgCreateWithoutReopen_requestsInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutReopen_requestsInput = {
@@ -3469,6 +3555,7 @@ export type OrgUncheckedCreateWithoutReopen_requestsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutReopen_requestsInput = {
@@ -3519,6 +3606,7 @@ export type OrgUpdateWithoutReopen_requestsInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutReopen_requestsInput = {
@@ -3553,6 +3641,7 @@ export type OrgUncheckedUpdateWithoutReopen_requestsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutCrm_connectionsInput = {
@@ -3587,6 +3676,7 @@ export type OrgCreateWithoutCrm_connectionsInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutCrm_connectionsInput = {
@@ -3621,6 +3711,7 @@ export type OrgUncheckedCreateWithoutCrm_connectionsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutCrm_connectionsInput = {
@@ -3671,6 +3762,7 @@ export type OrgUpdateWithoutCrm_connectionsInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutCrm_connectionsInput = {
@@ -3705,6 +3797,7 @@ export type OrgUncheckedUpdateWithoutCrm_connectionsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutFeed_writer_slotsInput = {
@@ -3739,6 +3832,7 @@ export type OrgCreateWithoutFeed_writer_slotsInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutFeed_writer_slotsInput = {
@@ -3773,6 +3867,7 @@ export type OrgUncheckedCreateWithoutFeed_writer_slotsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutFeed_writer_slotsInput = {
@@ -3823,6 +3918,7 @@ export type OrgUpdateWithoutFeed_writer_slotsInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutFeed_writer_slotsInput = {
@@ -3857,6 +3953,7 @@ export type OrgUncheckedUpdateWithoutFeed_writer_slotsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutScenariosInput = {
@@ -3891,6 +3988,7 @@ export type OrgCreateWithoutScenariosInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutScenariosInput = {
@@ -3925,6 +4023,7 @@ export type OrgUncheckedCreateWithoutScenariosInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutScenariosInput = {
@@ -3975,6 +4074,7 @@ export type OrgUpdateWithoutScenariosInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutScenariosInput = {
@@ -4009,6 +4109,163 @@ export type OrgUncheckedUpdateWithoutScenariosInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgCreateWithoutPaymentsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  created_at?: Date | string
+  users?: Prisma.UserCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+}
+
+export type OrgUncheckedCreateWithoutPaymentsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  created_at?: Date | string
+  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+}
+
+export type OrgCreateOrConnectWithoutPaymentsInput = {
+  where: Prisma.OrgWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrgCreateWithoutPaymentsInput, Prisma.OrgUncheckedCreateWithoutPaymentsInput>
+}
+
+export type OrgUpsertWithoutPaymentsInput = {
+  update: Prisma.XOR<Prisma.OrgUpdateWithoutPaymentsInput, Prisma.OrgUncheckedUpdateWithoutPaymentsInput>
+  create: Prisma.XOR<Prisma.OrgCreateWithoutPaymentsInput, Prisma.OrgUncheckedCreateWithoutPaymentsInput>
+  where?: Prisma.OrgWhereInput
+}
+
+export type OrgUpdateToOneWithWhereWithoutPaymentsInput = {
+  where?: Prisma.OrgWhereInput
+  data: Prisma.XOR<Prisma.OrgUpdateWithoutPaymentsInput, Prisma.OrgUncheckedUpdateWithoutPaymentsInput>
+}
+
+export type OrgUpdateWithoutPaymentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgUncheckedUpdateWithoutPaymentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 
@@ -4037,6 +4294,7 @@ export type OrgCountOutputType = {
   payment_requests: number
   reopen_requests: number
   scenarios: number
+  payments: number
 }
 
 export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -4060,6 +4318,7 @@ export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.In
   payment_requests?: boolean | OrgCountOutputTypeCountPayment_requestsArgs
   reopen_requests?: boolean | OrgCountOutputTypeCountReopen_requestsArgs
   scenarios?: boolean | OrgCountOutputTypeCountScenariosArgs
+  payments?: boolean | OrgCountOutputTypeCountPaymentsArgs
 }
 
 /**
@@ -4212,6 +4471,13 @@ export type OrgCountOutputTypeCountScenariosArgs<ExtArgs extends runtime.Types.E
   where?: Prisma.ScenarioWhereInput
 }
 
+/**
+ * OrgCountOutputType without action
+ */
+export type OrgCountOutputTypeCountPaymentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.PaymentWhereInput
+}
+
 
 export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -4246,6 +4512,7 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   payment_requests?: boolean | Prisma.Org$payment_requestsArgs<ExtArgs>
   reopen_requests?: boolean | Prisma.Org$reopen_requestsArgs<ExtArgs>
   scenarios?: boolean | Prisma.Org$scenariosArgs<ExtArgs>
+  payments?: boolean | Prisma.Org$paymentsArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["org"]>
 
@@ -4316,6 +4583,7 @@ export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   payment_requests?: boolean | Prisma.Org$payment_requestsArgs<ExtArgs>
   reopen_requests?: boolean | Prisma.Org$reopen_requestsArgs<ExtArgs>
   scenarios?: boolean | Prisma.Org$scenariosArgs<ExtArgs>
+  payments?: boolean | Prisma.Org$paymentsArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type OrgIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -4344,6 +4612,7 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     payment_requests: Prisma.$PaymentRequestPayload<ExtArgs>[]
     reopen_requests: Prisma.$PeriodReopenRequestPayload<ExtArgs>[]
     scenarios: Prisma.$ScenarioPayload<ExtArgs>[]
+    payments: Prisma.$PaymentPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -4772,6 +5041,7 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   payment_requests<T extends Prisma.Org$payment_requestsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$payment_requestsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PaymentRequestPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   reopen_requests<T extends Prisma.Org$reopen_requestsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$reopen_requestsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PeriodReopenRequestPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   scenarios<T extends Prisma.Org$scenariosArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$scenariosArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ScenarioPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  payments<T extends Prisma.Org$paymentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$paymentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PaymentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -5683,6 +5953,30 @@ export type Org$scenariosArgs<ExtArgs extends runtime.Types.Extensions.InternalA
   take?: number
   skip?: number
   distinct?: Prisma.ScenarioScalarFieldEnum | Prisma.ScenarioScalarFieldEnum[]
+}
+
+/**
+ * Org.payments
+ */
+export type Org$paymentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Payment
+   */
+  select?: Prisma.PaymentSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Payment
+   */
+  omit?: Prisma.PaymentOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PaymentInclude<ExtArgs> | null
+  where?: Prisma.PaymentWhereInput
+  orderBy?: Prisma.PaymentOrderByWithRelationInput | Prisma.PaymentOrderByWithRelationInput[]
+  cursor?: Prisma.PaymentWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.PaymentScalarFieldEnum | Prisma.PaymentScalarFieldEnum[]
 }
 
 /**
