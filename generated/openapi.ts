@@ -465,6 +465,81 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payments
+         * @description The payments recorded against the org's deals, oldest first, voided ones included (`status: voided`).
+         *     Filter by deal with `deal_external_id` (its id in your CRM) or `deal_id`. Page with `cursor` while
+         *     `next_cursor` is a string. A malformed parameter, or a cursor that is malformed or was issued for other
+         *     filters, is `400 invalid_body` with `reason` naming it.
+         */
+        get: operations["listPayments"];
+        put?: never;
+        /**
+         * Record a payment
+         * @description Records a payment of the customer's against a deal, named by the deal's `external_id` as its deal events
+         *     name it. A chip paid on cash (`payable_on: cash`, docs/plan-features.md "Pay on cash") holds part of the
+         *     deal's commission until the customer pays; in the same transaction as the payment, the deal's lines are
+         *     evaluated again, as after a deal event, and what the payment releases is booked in the period of
+         *     `received_on` (or the earliest open period after it, when that one is locked or paid). The answer is sent
+         *     after the commit: a read made after it sees the release lines.
+         *
+         *     **Idempotency.** The payment is idempotent on its own `external_id`: the same `external_id` with the same
+         *     body (compared as canonical JSON) returns `200` with the payment as first recorded and
+         *     `Idempotent-Replayed: true`, and writes nothing, even when the requests race. The same `external_id` with a
+         *     different body is `422 dedup_conflict` and writes nothing.
+         *
+         *     **Validation.** `amount_cents` is a positive whole number in the minor units of the deal's currency;
+         *     `currency`, when given, must be the deal's (`400 invalid_body` naming `currency`). A deal the org does not
+         *     have is `422 unknown_deal`. Unknown members are rejected. Nothing is written for a refused payment.
+         *
+         *     **Refunds.** A payment recorded in error, or refunded, is voided with `DELETE /v1/payments/{id}`; amounts are
+         *     never negative.
+         *
+         *     Needs `deals:write`, the scope of the deal events: a payment is a fact about a deal, sent by the same
+         *     integrations.
+         */
+        post: operations["recordPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a payment
+         * @description One payment by its id, voided or not. A payment of another org is `404 not_found`.
+         */
+        get: operations["getPayment"];
+        put?: never;
+        post?: never;
+        /**
+         * Void a payment
+         * @description Voids a payment recorded in error or refunded: it stays readable with `status: voided` and `voided_at`, and
+         *     no longer counts toward the deal's releases. In the same transaction the deal's lines are evaluated again:
+         *     what the payment released is taken back in its period (or the earliest open period after it). Voiding a
+         *     voided payment changes nothing and answers it again. Its `external_id` stays taken: record the corrected
+         *     payment under a new one. Needs `deals:write`.
+         */
+        delete: operations["voidPayment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/estimates": {
         parameters: {
             query?: never;
@@ -2466,6 +2541,13 @@ export interface components {
              * @example 2026-05-12
              */
             received_on: string;
+            /**
+             * @description Present and true when the payment was voided (`DELETE /v1/payments/{id}`): it counts as nothing,
+             *     and the release line of the period it was received in stays, earning what the other payments
+             *     release there (0 when none does), so that what it released is taken back.
+             * @example true
+             */
+            voided?: boolean;
         };
         /**
          * @description The plan pays in `to_currency` and the deal is in `from_currency`: the rep's credited amount
@@ -3242,6 +3324,101 @@ export interface components {
             /** @description Pass as `cursor` to get the next page; `null` when there are no more adjustments. */
             next_cursor: string | null;
         };
+        /**
+         * @description A payment of the customer's recorded against a deal. A plan chip paid on cash (`payable_on: cash`) holds part of
+         *     the deal's commission until payments arrive; each payment releases its share in the period it was received in
+         *     (docs/plan-features.md, "Pay on cash"). A voided payment stays readable with `status: voided` and releases nothing.
+         */
+        Payment: {
+            id: components["schemas"]["PaymentId"];
+            /**
+             * @description The payment's id in your system.
+             * @example inv-2026-0412-p1
+             */
+            external_id: string;
+            deal_id: components["schemas"]["DealId"];
+            /**
+             * @description The deal's id in your CRM.
+             * @example opp-1043
+             */
+            deal_external_id: string;
+            /**
+             * Format: int64
+             * @description Positive, in the minor units of `currency` (the deal's).
+             * @example 2000000
+             */
+            amount_cents: number;
+            currency: components["schemas"]["Currency"];
+            /**
+             * Format: date
+             * @description The day the money arrived.
+             * @example 2026-05-12
+             */
+            received_on: string;
+            /**
+             * @description `recorded`: it counts toward the deal's releases; `voided`: voided with `DELETE`, it no longer counts.
+             * @example recorded
+             * @enum {string}
+             */
+            status: "recorded" | "voided";
+            /**
+             * Format: date-time
+             * @description When it was voided; `null` while it counts.
+             * @example null
+             */
+            voided_at: string | null;
+            /**
+             * Format: date-time
+             * @description When Quotient recorded it.
+             * @example 2026-05-12T14:03:11.000Z
+             */
+            created_at: string;
+        };
+        /**
+         * @description Id of a payment in Quotient.
+         * @example pay_01kq3a7d5ef0v9n4xw8f7c1b2e
+         */
+        PaymentId: string;
+        /** @description One page of payments, oldest first. */
+        PaymentList: {
+            payments: components["schemas"]["Payment"][];
+            /** @description Pass as `cursor` to get the next page; `null` when there are no more payments. */
+            next_cursor: string | null;
+        };
+        /** @description A payment of the customer's against one deal, as your billing system knows it. */
+        PaymentRecordRequest: {
+            /**
+             * @description The payment's id in your system (an invoice payment, a receipt). The payment is idempotent on it: the same
+             *     `external_id` with the same body again writes nothing and answers `200`; with another body, `422
+             *     dedup_conflict`.
+             * @example inv-2026-0412-p1
+             */
+            external_id: string;
+            /**
+             * @description The deal's id in your CRM, as its deal events name it (`external_id` of `POST /v1/deals/events`).
+             * @example opp-1043
+             */
+            deal_external_id: string;
+            /**
+             * Format: int64
+             * @description What the customer paid, in the minor units of the deal's currency: a positive whole number. A refund or a
+             *     payment recorded in error is voided with `DELETE /v1/payments/{id}`, not sent as a negative amount.
+             * @example 2000000
+             */
+            amount_cents: number;
+            /**
+             * @description Optional. When given it must be the deal's currency (`400 invalid_body` naming `currency` otherwise): no
+             *     exchange rate is read for a payment.
+             * @example USD
+             */
+            currency?: string;
+            /**
+             * Format: date
+             * @description The day the money arrived (`YYYY-MM-DD`): the release it makes is booked in that day's period.
+             * @example 2026-05-12
+             */
+            received_on: string;
+        };
         /** @description Payload of the `adjustment.created` webhook. */
         AdjustmentCreatedWebhook: {
             /** @constant */
@@ -3781,7 +3958,7 @@ export interface components {
              * @example invalid_body
              * @enum {string}
              */
-            error: "invalid_json" | "invalid_body" | "unauthenticated" | "invalid_key" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "period_open" | "invalid_state" | "dedup_conflict" | "typed_name_mismatch" | "rep_token_required" | "rate_limited" | "internal_error" | "unavailable";
+            error: "invalid_json" | "invalid_body" | "unauthenticated" | "invalid_key" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "period_open" | "invalid_state" | "dedup_conflict" | "unknown_deal" | "typed_name_mismatch" | "rep_token_required" | "rate_limited" | "internal_error" | "unavailable";
             /**
              * @description Human-readable detail. Advisory; do not parse it.
              * @example state.amount_cents: must be integer
@@ -3817,10 +3994,12 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description What a deal event changed in the projection.
+         * @description What a deal event changed in the projection; `deal.payment_recorded` and `deal.payment_voided`: a payment of
+         *     the customer's was recorded against the deal or voided (`POST /v1/payments`, `DELETE /v1/payments/{id}`), which
+         *     changes the deal's `payments`.
          * @enum {string}
          */
-        DomainEventKind: "deal.created" | "deal.stage_changed" | "deal.amount_changed" | "deal.closed_won" | "deal.closed_lost" | "deal.deleted" | "deal.restored" | "deal.updated";
+        DomainEventKind: "deal.created" | "deal.stage_changed" | "deal.amount_changed" | "deal.closed_won" | "deal.closed_lost" | "deal.deleted" | "deal.restored" | "deal.updated" | "deal.payment_recorded" | "deal.payment_voided";
         /** @description Payload of the `earning.created` webhook. */
         EarningCreatedWebhook: {
             /** @constant */
@@ -4935,6 +5114,25 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description Nothing was written. `unknown_deal`: the payment names a deal (`deal_external_id`) the org has no deal for; send
+         *     the deal's events first, then the payment again. `dedup_conflict`: the payment's `external_id` was already
+         *     recorded with a different body (compared as canonical JSON); use a new `external_id` for a new payment.
+         */
+        PaymentRefused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The period is still open, so nothing in it is approved yet; lock it first (`quotient periods lock`). */
         PeriodOpen: {
             headers: {
@@ -5161,6 +5359,18 @@ export interface components {
          * @example rep-017
          */
         AdjustmentUserExternalIdFilter: string;
+        /**
+         * @description The payment's id (`pay_...`). A payment of another org is `404 not_found`.
+         * @example pay_01kq3a7d5ef0v9n4xw8f7c1b2e
+         */
+        PaymentIdPath: components["schemas"]["PaymentId"];
+        /**
+         * @description Only the payments of this deal (its id in your CRM).
+         * @example opp-1043
+         */
+        PaymentDealExternalIdFilter: string;
+        /** @description Only the payments of this deal (its id in Quotient). */
+        PaymentDealIdFilter: components["schemas"]["DealId"];
         /** @description Only earnings booked in this period. */
         PeriodIdFilter: components["schemas"]["PeriodId"];
         /** @description Only earnings of this deal. Period-level earnings (`deal_id` null) never match. */
@@ -5986,6 +6196,197 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPayments: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of items in the page, from 1 to 200.
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
+                 *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
+                 *     starting `cursor:`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Only the payments of this deal (its id in your CRM).
+                 * @example opp-1043
+                 */
+                deal_external_id?: components["parameters"]["PaymentDealExternalIdFilter"];
+                /** @description Only the payments of this deal (its id in Quotient). */
+                deal_id?: components["parameters"]["PaymentDealIdFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of payments. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    recordPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentRecordRequest"];
+            };
+        };
+        responses: {
+            /**
+             * @description Idempotent replay: this `external_id` was already recorded with the same body. The payment is returned
+             *     as it is now, and nothing was written.
+             */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description The payment, recorded; the deal's lines were evaluated with it. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["PaymentRefused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The payment's id (`pay_...`). A payment of another org is `404 not_found`.
+                 * @example pay_01kq3a7d5ef0v9n4xw8f7c1b2e
+                 */
+                id: components["parameters"]["PaymentIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    voidPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The payment's id (`pay_...`). A payment of another org is `404 not_found`.
+                 * @example pay_01kq3a7d5ef0v9n4xw8f7c1b2e
+                 */
+                id: components["parameters"]["PaymentIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment, voided. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];

@@ -32,6 +32,7 @@ import { DealIngestion } from './services/ingestion.ts';
 import { InquiryDesk } from './services/inquiries.ts';
 import { KeyAdmin } from './services/keys.ts';
 import { OrgAdmin } from './services/orgs.ts';
+import { PaymentDesk } from './services/payments.ts';
 import { PayoutReader } from './services/payouts.ts';
 import { PendingEvaluations } from './services/pendingEvaluations.ts';
 import type { PeriodChangeListener } from './services/periodChanges.ts';
@@ -114,6 +115,8 @@ export interface ApiServices {
   inquiries: InquiryDesk;
   /** Reps accepting plan versions (the same instance as the admins'). */
   planAcceptances: PlanAcceptances;
+  /** The customer's payments against deals, evaluated as deal events are. */
+  payments: PaymentDesk;
 }
 
 /** The admin use cases, shared by the admin API and the admin commands. Each takes its actor per call. */
@@ -291,6 +294,7 @@ export function composeServices(input: CompositionInput): Services {
       repTokens,
       inquiries,
       planAcceptances,
+      payments: new PaymentDesk(pool, withDealWebhooks(dealListener ?? engine)),
     },
     admin: {
       sessions: adminSessions,

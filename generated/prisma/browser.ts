@@ -277,3 +277,8 @@ export type Scenario = Prisma.ScenarioModel
  * 
  */
 export type ScenarioResult = Prisma.ScenarioResultModel
+/**
+ * Model Payment
+ * 
+ */
+export type Payment = Prisma.PaymentModel

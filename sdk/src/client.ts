@@ -11,6 +11,7 @@ import {
   EstimatesResource,
   InquiriesResource,
   MetaResource,
+  PaymentsResource,
   PayoutsResource,
   PlansResource,
   RepTokensResource,
@@ -90,6 +91,8 @@ export class QuotientClient {
   readonly payouts: PayoutsResource;
   /** `GET /v1/adjustments`. */
   readonly adjustments: AdjustmentsResource;
+  /** `POST|GET /v1/payments`, `GET|DELETE /v1/payments/{id}`. */
+  readonly payments: PaymentsResource;
   /** `POST /v1/estimates`. */
   readonly estimates: EstimatesResource;
   /** `POST /v1/rep-tokens`, `POST /v1/rep-tokens/{id}/revoke`. */
@@ -139,6 +142,7 @@ export class QuotientClient {
     this.statements = new StatementsResource(core);
     this.payouts = new PayoutsResource(core);
     this.adjustments = new AdjustmentsResource(core);
+    this.payments = new PaymentsResource(core);
     this.estimates = new EstimatesResource(core);
     this.repTokens = new RepTokensResource(core);
     this.inquiries = new InquiriesResource(core);

@@ -25,11 +25,14 @@ import type {
   ListDealsParams,
   ListEarningsParams,
   ListInquiriesParams,
+  ListPaymentsParams,
   ListPayoutsParams,
   ListPlanAcceptancesParams,
   ListUsersParams,
   OpenApiDocument,
   OpenInquiryRequest,
+  Payment,
+  PaymentList,
   Payout,
   PayoutList,
   Plan,
@@ -39,6 +42,7 @@ import type {
   PlanList,
   PlanListItem,
   RawClient,
+  RecordPaymentRequest,
   RepToken,
   RepTokenCreated,
   RepTokenRequest,
@@ -324,6 +328,53 @@ export class AdjustmentsResource {
   /** `GET /v1/adjustments`, one page. */
   async listPage(params: ListAdjustmentsParams = {}, options?: RequestOptions): Promise<AdjustmentList> {
     return unwrap(this.#core.raw.GET('/v1/adjustments', { params: { query: params }, ...init(this.#core, options) }));
+  }
+}
+
+export class PaymentsResource {
+  readonly #core: Core;
+  constructor(core: Core) {
+    this.#core = core;
+  }
+
+  /**
+   * `POST /v1/payments`: records a payment of the customer's against a deal (named by the deal's `external_id`);
+   * what it releases of the commission chips paid on cash hold is booked in the period of `received_on`. Safe to
+   * retry: the payment is idempotent on its own `external_id` (the same body again is answered with the payment as
+   * recorded). Needs `deals:write`.
+   */
+  async record(payment: RecordPaymentRequest, options?: RequestOptions): Promise<Payment> {
+    return unwrap(this.#core.raw.POST('/v1/payments', { body: payment, ...init(this.#core, options) }));
+  }
+
+  /** `GET /v1/payments`, every page, oldest first: `for await (const p of client.payments.list({ deal_external_id }))`. */
+  list(params: ListPaymentsParams = {}, options?: RequestOptions): PageIterator<Payment, PaymentList> {
+    return new PageIterator({
+      fetchPage: (cursor) => this.listPage({ ...params, cursor }, options),
+      items: (page) => page.payments,
+      nextCursor: (page) => page.next_cursor,
+      firstCursor: params.cursor,
+    });
+  }
+
+  /** `GET /v1/payments`, one page. Needs `deals:read`. */
+  async listPage(params: ListPaymentsParams = {}, options?: RequestOptions): Promise<PaymentList> {
+    return unwrap(this.#core.raw.GET('/v1/payments', { params: { query: params }, ...init(this.#core, options) }));
+  }
+
+  /** `GET /v1/payments/{id}`. Needs `deals:read`. */
+  async get(id: string, options?: RequestOptions): Promise<Payment> {
+    return unwrap(this.#core.raw.GET('/v1/payments/{id}', { params: { path: { id } }, ...init(this.#core, options) }));
+  }
+
+  /**
+   * `DELETE /v1/payments/{id}`: voids the payment (refunded, or recorded in error); what it released is taken back.
+   * Voiding a voided payment changes nothing. Needs `deals:write`.
+   */
+  async void(id: string, options?: RequestOptions): Promise<Payment> {
+    return unwrap(
+      this.#core.raw.DELETE('/v1/payments/{id}', { params: { path: { id } }, ...init(this.#core, options) }),
+    );
   }
 }
 

@@ -50,6 +50,12 @@ export type ListPayoutsParams = Query<paths['/v1/payouts']['get']>;
 export type AdjustmentList = JsonBody<'/v1/adjustments', 'get'>;
 export type Adjustment = AdjustmentList['adjustments'][number];
 export type ListAdjustmentsParams = NonNullable<Query<paths['/v1/adjustments']['get']>>;
+export type PaymentList = JsonBody<'/v1/payments', 'get'>;
+export type Payment = PaymentList['payments'][number];
+export type ListPaymentsParams = NonNullable<Query<paths['/v1/payments']['get']>>;
+export type RecordPaymentRequest = NonNullable<
+  paths['/v1/payments']['post']['requestBody']
+>['content']['application/json'];
 
 export type EstimateRequest = RequestBody<paths['/v1/estimates']['post']>;
 export type Estimate = JsonBody<'/v1/estimates', 'post'>;

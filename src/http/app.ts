@@ -113,6 +113,7 @@ export function createApp(deps: AppDeps): Express {
           repTokens: deps.repTokens,
           inquiries: deps.inquiries,
           planAcceptances: deps.planAcceptances,
+          payments: deps.payments,
         }),
       ),
       access: authenticate({

@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   period_open: 409,
   invalid_state: 409,
   dedup_conflict: 422,
+  unknown_deal: 422,
   invalid_plan_file: 422,
   typed_name_mismatch: 422,
   rate_limited: 429,

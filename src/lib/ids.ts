@@ -29,6 +29,7 @@ export type IdPrefix =
   | 'rses'
   | 'apv'
   | 'adj'
+  | 'pay'
   | 'sap'
   | 'srm'
   | 'rtk'

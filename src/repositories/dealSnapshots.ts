@@ -5,7 +5,7 @@ import { named, type Transaction } from './transaction.ts';
 // periods it evaluates, all of a rep's deals, and deals by id.
 
 const DEAL_SNAPSHOT_COLUMNS = `id, external_id, amount_cents, stage, to_char(close_date, 'YYYY-MM-DD') AS close_date,
-  owner_external_id, status, custom, splits, currency, won_at`;
+  owner_external_id, status, custom, splits, payments, currency, won_at`;
 
 /** A deal's splits credit the rep `$2` (the GIN index on splits serves it). */
 const CREDITS_REP = `splits @> jsonb_build_array(jsonb_build_object('user_id', $2::text))`;
@@ -22,6 +22,13 @@ interface DealSnapshotRow {
   splits: Array<{ owner_external_id: string; share_bps: number }> | null;
   currency: string;
   won_at: Date | null;
+  payments: Array<{
+    id: string;
+    external_id: string;
+    amount_cents: number;
+    received_on: string;
+    voided?: true;
+  }> | null;
 }
 
 function toDealSnapshot(row: DealSnapshotRow): DealSnapshot {
@@ -40,6 +47,17 @@ function toDealSnapshot(row: DealSnapshotRow): DealSnapshot {
         : row.splits.map(({ owner_external_id, share_bps }) => ({ owner_external_id, share_bps })),
     currency: row.currency,
     won_at: row.won_at === null ? null : new Date(row.won_at).toISOString(),
+    ...(row.payments === null || row.payments.length === 0
+      ? {}
+      : {
+          payments: row.payments.map(({ id, external_id, amount_cents, received_on, voided }) => ({
+            id,
+            external_id,
+            amount_cents,
+            received_on,
+            ...(voided === true ? { voided } : {}),
+          })),
+        }),
   };
 }
 

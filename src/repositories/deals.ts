@@ -8,6 +8,16 @@ import { auditEntryCte, auditEntryValues } from './audit.ts';
 import type { DomainEventRecord } from './domainEvents.ts';
 import { named, statementParameters, type Transaction } from './transaction.ts';
 
+/** A payment of the customer's as the deal keeps it for the earnings engine (`deals.payments`, POST /v1/payments). */
+export interface StoredPayment {
+  id: string;
+  external_id: string;
+  amount_cents: number;
+  received_on: string;
+  /** Voided (DELETE /v1/payments/{id}): it counts as nothing, and keeps its period's release line. */
+  voided?: true;
+}
+
 /** A credited rep of a split deal, with the rep's internal user id (stored for finding a rep's split deals). */
 export interface StoredSplit extends DealSplit {
   user_id: string;
@@ -23,6 +33,8 @@ export interface DealRecord {
   splits: StoredSplit[] | null;
   /** ISO 4217: the currency of the deal's amounts. */
   currency: string;
+  /** The payments recorded against the deal, oldest first (voided ones marked); null when it has none. */
+  payments: StoredPayment[] | null;
   status: DealStatus;
   user_id: string | null;
   /** 0 only inside the transaction that creates the deal, before its first event is applied. */
@@ -61,6 +73,7 @@ export interface DealRow {
   owner_external_id: string | null;
   custom: JsonObject;
   splits: StoredSplit[] | null;
+  payments: StoredPayment[] | null;
   currency: string;
   status: string;
   user_id: string | null;
@@ -73,7 +86,7 @@ export interface DealRow {
 }
 
 export const DEAL_COLUMNS =
-  'id, org_id, external_id, amount_cents, stage, close_date, owner_external_id, custom, splits, currency, status, user_id, ' +
+  'id, org_id, external_id, amount_cents, stage, close_date, owner_external_id, custom, splits, payments, currency, status, user_id, ' +
   'version, last_domain_event_id, last_occurred_at, won_at, created_at, updated_at';
 
 export function toDealRecord(row: DealRow): DealRecord {
@@ -89,6 +102,7 @@ export function toDealRecord(row: DealRow): DealRecord {
       custom: row.custom,
     },
     splits: row.splits,
+    payments: row.payments ?? null,
     currency: row.currency,
     status: row.status as DealStatus,
     user_id: row.user_id,

@@ -81,7 +81,7 @@ const APPLY_EVENTS = `
   FROM input i, clock
   WHERE d.org_id = $1 AND d.id = i.deal_id AND NOT i.stale AND i.new_external_id IS NULL
   RETURNING d.id, d.org_id, d.external_id, d.amount_cents, d.stage, d.close_date, d.owner_external_id, d.custom,
-            d.splits, d.currency, d.status, d.user_id, d.version, d.last_domain_event_id, d.last_occurred_at,
+            d.splits, d.payments, d.currency, d.status, d.user_id, d.version, d.last_domain_event_id, d.last_occurred_at,
             d.won_at, d.created_at, d.updated_at, i.id AS domain_event_id
   ), applied AS (
     SELECT * FROM created UNION ALL SELECT * FROM updated

@@ -201,7 +201,7 @@ const ADJUSTMENTS_CSV = [
 /**
  * The API's main flows in one org, each at least once: plans, ingestion (single, batch, import), reads
  * (earnings and their cursor, statements, payouts, users, deals, plans, estimates), quotas, managers,
- * adjustments, acceptances, rep tokens and the rep's own reads, approvals, inquiries, webhooks (delivered by the
+ * adjustments, payments, acceptances, rep tokens and the rep's own reads, approvals, inquiries, webhooks (delivered by the
  * server's worker), lock, payroll export and mark-paid, the audit log and the admin API's settings.
  */
 async function workload(orgId: string) {
@@ -296,6 +296,20 @@ async function workload(orgId: string) {
   );
   ok(await api.POST('/admin/v1/adjustment-imports', { body: { text: ADJUSTMENTS_CSV } }));
   await client.adjustments.listPage({ period_id: PERIOD });
+
+  // Payments against a deal: recorded (evaluated with the deal), replayed, listed, read and voided.
+  const paid = {
+    external_id: 'inv-a1',
+    deal_external_id: 'opp-a1',
+    amount_cents: 1_000_000,
+    received_on: '2026-05-04',
+  };
+  const payment = await client.payments.record(paid);
+  await client.payments.record(paid);
+  await client.payments.listPage({ deal_external_id: 'opp-a1' });
+  await client.payments.listPage({ deal_id: first.deal_id, limit: 1 });
+  await client.payments.get(payment.id);
+  await client.payments.void(payment.id);
 
   // Acceptances, rep tokens and what a rep does with one.
   ok(await api.PUT('/admin/v1/plan-document-terms', { body: { clawback: 'Cancelled deals are recovered.' } }));

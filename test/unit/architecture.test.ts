@@ -52,6 +52,7 @@ const REPOSITORIES = [
   'inquiryComments',
   'orgs',
   'paymentRequests',
+  'payments',
   'payoutSums',
   'pendingEvaluations',
   'periodReopenRequests',

@@ -80,6 +80,34 @@ describe('pay on cash, the worked example', () => {
     );
   });
 
+  test("a voided payment counts as nothing and keeps its period's release line at what the others release there", () => {
+    const voided: DealSnapshot = {
+      ...won,
+      payments: [{ ...payment(1, 2_000_000, '2026-05-12'), voided: true }, payment(2, 3_000_000, '2026-06-03')],
+    };
+    const targets = linesOf(proRata, [voided]);
+    assert.deepEqual(summary(targets), [
+      { period: '2026-04', earned: 300_000, release: false },
+      { period: '2026-05', earned: 0, release: true },
+      { period: '2026-06', earned: 120_000, release: true },
+    ]);
+    // The same line keys as before the void: booking it moves May's release to 0 rather than leaving it standing.
+    assert.deepEqual(
+      targets.map((target) => target.line.line_key),
+      linesOf(proRata, [paid]).map((target) => target.line.line_key),
+    );
+    const june = targets[2]?.trace.steps.find((step) => step.type === 'cash_release');
+    assert.ok(june?.type === 'cash_release');
+    assert.equal(june.collected_cents, 3_000_000);
+    assert.deepEqual(
+      june.payments.map((each) => [each.external_id, each.voided ?? false]),
+      [
+        ['inv-1', true],
+        ['inv-2', false],
+      ],
+    );
+  });
+
   test('40% of 5,000.00 is held: 3,000.00 payable in April, 800.00 released in May and 1,200.00 in June', () => {
     const targets = linesOf(proRata, [paid]);
     assert.deepEqual(summary(targets), [

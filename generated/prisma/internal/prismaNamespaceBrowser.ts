@@ -102,7 +102,8 @@ export const ModelName = {
   CrmConnection: 'CrmConnection',
   FeedWriterSlot: 'FeedWriterSlot',
   Scenario: 'Scenario',
-  ScenarioResult: 'ScenarioResult'
+  ScenarioResult: 'ScenarioResult',
+  Payment: 'Payment'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -319,6 +320,7 @@ export const DealScalarFieldEnum = {
   owner_external_id: 'owner_external_id',
   custom: 'custom',
   splits: 'splits',
+  payments: 'payments',
   currency: 'currency',
   status: 'status',
   user_id: 'user_id',
@@ -934,6 +936,24 @@ export const ScenarioResultScalarFieldEnum = {
 } as const
 
 export type ScenarioResultScalarFieldEnum = (typeof ScenarioResultScalarFieldEnum)[keyof typeof ScenarioResultScalarFieldEnum]
+
+
+export const PaymentScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  external_id: 'external_id',
+  deal_id: 'deal_id',
+  amount_cents: 'amount_cents',
+  currency: 'currency',
+  received_on: 'received_on',
+  body_digest: 'body_digest',
+  domain_event_id: 'domain_event_id',
+  void_domain_event_id: 'void_domain_event_id',
+  voided_at: 'voided_at',
+  created_at: 'created_at'
+} as const
+
+export type PaymentScalarFieldEnum = (typeof PaymentScalarFieldEnum)[keyof typeof PaymentScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -84,6 +84,7 @@ export type DealCountAggregateOutputType = {
   owner_external_id: number
   custom: number
   splits: number
+  payments: number
   currency: number
   status: number
   user_id: number
@@ -155,6 +156,7 @@ export type DealCountAggregateInputType = {
   owner_external_id?: true
   custom?: true
   splits?: true
+  payments?: true
   currency?: true
   status?: true
   user_id?: true
@@ -263,6 +265,7 @@ export type DealGroupByOutputType = {
   owner_external_id: string | null
   custom: runtime.JsonValue
   splits: runtime.JsonValue | null
+  payments: runtime.JsonValue | null
   currency: string
   status: string
   user_id: string | null
@@ -307,6 +310,7 @@ export type DealWhereInput = {
   owner_external_id?: Prisma.StringNullableFilter<"Deal"> | string | null
   custom?: Prisma.JsonFilter<"Deal">
   splits?: Prisma.JsonNullableFilter<"Deal">
+  payments?: Prisma.JsonNullableFilter<"Deal">
   currency?: Prisma.StringFilter<"Deal"> | string
   status?: Prisma.StringFilter<"Deal"> | string
   user_id?: Prisma.StringNullableFilter<"Deal"> | string | null
@@ -321,6 +325,7 @@ export type DealWhereInput = {
   domain_events?: Prisma.DomainEventListRelationFilter
   earnings?: Prisma.EarningListRelationFilter
   adjustments?: Prisma.AdjustmentListRelationFilter
+  recorded_payments?: Prisma.PaymentListRelationFilter
 }
 
 export type DealOrderByWithRelationInput = {
@@ -333,6 +338,7 @@ export type DealOrderByWithRelationInput = {
   owner_external_id?: Prisma.SortOrderInput | Prisma.SortOrder
   custom?: Prisma.SortOrder
   splits?: Prisma.SortOrderInput | Prisma.SortOrder
+  payments?: Prisma.SortOrderInput | Prisma.SortOrder
   currency?: Prisma.SortOrder
   status?: Prisma.SortOrder
   user_id?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -347,6 +353,7 @@ export type DealOrderByWithRelationInput = {
   domain_events?: Prisma.DomainEventOrderByRelationAggregateInput
   earnings?: Prisma.EarningOrderByRelationAggregateInput
   adjustments?: Prisma.AdjustmentOrderByRelationAggregateInput
+  recorded_payments?: Prisma.PaymentOrderByRelationAggregateInput
 }
 
 export type DealWhereUniqueInput = Prisma.AtLeast<{
@@ -364,6 +371,7 @@ export type DealWhereUniqueInput = Prisma.AtLeast<{
   owner_external_id?: Prisma.StringNullableFilter<"Deal"> | string | null
   custom?: Prisma.JsonFilter<"Deal">
   splits?: Prisma.JsonNullableFilter<"Deal">
+  payments?: Prisma.JsonNullableFilter<"Deal">
   currency?: Prisma.StringFilter<"Deal"> | string
   status?: Prisma.StringFilter<"Deal"> | string
   user_id?: Prisma.StringNullableFilter<"Deal"> | string | null
@@ -378,6 +386,7 @@ export type DealWhereUniqueInput = Prisma.AtLeast<{
   domain_events?: Prisma.DomainEventListRelationFilter
   earnings?: Prisma.EarningListRelationFilter
   adjustments?: Prisma.AdjustmentListRelationFilter
+  recorded_payments?: Prisma.PaymentListRelationFilter
 }, "org_id_id" | "org_id_external_id">
 
 export type DealOrderByWithAggregationInput = {
@@ -390,6 +399,7 @@ export type DealOrderByWithAggregationInput = {
   owner_external_id?: Prisma.SortOrderInput | Prisma.SortOrder
   custom?: Prisma.SortOrder
   splits?: Prisma.SortOrderInput | Prisma.SortOrder
+  payments?: Prisma.SortOrderInput | Prisma.SortOrder
   currency?: Prisma.SortOrder
   status?: Prisma.SortOrder
   user_id?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -419,6 +429,7 @@ export type DealScalarWhereWithAggregatesInput = {
   owner_external_id?: Prisma.StringNullableWithAggregatesFilter<"Deal"> | string | null
   custom?: Prisma.JsonWithAggregatesFilter<"Deal">
   splits?: Prisma.JsonNullableWithAggregatesFilter<"Deal">
+  payments?: Prisma.JsonNullableWithAggregatesFilter<"Deal">
   currency?: Prisma.StringWithAggregatesFilter<"Deal"> | string
   status?: Prisma.StringWithAggregatesFilter<"Deal"> | string
   user_id?: Prisma.StringNullableWithAggregatesFilter<"Deal"> | string | null
@@ -439,6 +450,7 @@ export type DealCreateInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: string
   status?: string
   version?: number
@@ -452,6 +464,7 @@ export type DealCreateInput = {
   domain_events?: Prisma.DomainEventCreateNestedManyWithoutDealInput
   earnings?: Prisma.EarningCreateNestedManyWithoutDealInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutDealInput
+  recorded_payments?: Prisma.PaymentCreateNestedManyWithoutDealInput
 }
 
 export type DealUncheckedCreateInput = {
@@ -464,6 +477,7 @@ export type DealUncheckedCreateInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: string
   status?: string
   user_id?: string | null
@@ -476,6 +490,7 @@ export type DealUncheckedCreateInput = {
   domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutDealInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutDealInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutDealInput
+  recorded_payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutDealInput
 }
 
 export type DealUpdateInput = {
@@ -487,6 +502,7 @@ export type DealUpdateInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -500,6 +516,7 @@ export type DealUpdateInput = {
   domain_events?: Prisma.DomainEventUpdateManyWithoutDealNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutDealNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutDealNestedInput
+  recorded_payments?: Prisma.PaymentUpdateManyWithoutDealNestedInput
 }
 
 export type DealUncheckedUpdateInput = {
@@ -512,6 +529,7 @@ export type DealUncheckedUpdateInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -524,6 +542,7 @@ export type DealUncheckedUpdateInput = {
   domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutDealNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutDealNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutDealNestedInput
+  recorded_payments?: Prisma.PaymentUncheckedUpdateManyWithoutDealNestedInput
 }
 
 export type DealCreateManyInput = {
@@ -536,6 +555,7 @@ export type DealCreateManyInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: string
   status?: string
   user_id?: string | null
@@ -556,6 +576,7 @@ export type DealUpdateManyMutationInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -576,6 +597,7 @@ export type DealUncheckedUpdateManyInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -622,6 +644,7 @@ export type DealCountOrderByAggregateInput = {
   owner_external_id?: Prisma.SortOrder
   custom?: Prisma.SortOrder
   splits?: Prisma.SortOrder
+  payments?: Prisma.SortOrder
   currency?: Prisma.SortOrder
   status?: Prisma.SortOrder
   user_id?: Prisma.SortOrder
@@ -816,6 +839,20 @@ export type DealUpdateOneWithoutAdjustmentsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.DealUpdateToOneWithWhereWithoutAdjustmentsInput, Prisma.DealUpdateWithoutAdjustmentsInput>, Prisma.DealUncheckedUpdateWithoutAdjustmentsInput>
 }
 
+export type DealCreateNestedOneWithoutRecorded_paymentsInput = {
+  create?: Prisma.XOR<Prisma.DealCreateWithoutRecorded_paymentsInput, Prisma.DealUncheckedCreateWithoutRecorded_paymentsInput>
+  connectOrCreate?: Prisma.DealCreateOrConnectWithoutRecorded_paymentsInput
+  connect?: Prisma.DealWhereUniqueInput
+}
+
+export type DealUpdateOneRequiredWithoutRecorded_paymentsNestedInput = {
+  create?: Prisma.XOR<Prisma.DealCreateWithoutRecorded_paymentsInput, Prisma.DealUncheckedCreateWithoutRecorded_paymentsInput>
+  connectOrCreate?: Prisma.DealCreateOrConnectWithoutRecorded_paymentsInput
+  upsert?: Prisma.DealUpsertWithoutRecorded_paymentsInput
+  connect?: Prisma.DealWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.DealUpdateToOneWithWhereWithoutRecorded_paymentsInput, Prisma.DealUpdateWithoutRecorded_paymentsInput>, Prisma.DealUncheckedUpdateWithoutRecorded_paymentsInput>
+}
+
 export type DealCreateWithoutOrgInput = {
   id: string
   external_id: string
@@ -825,6 +862,7 @@ export type DealCreateWithoutOrgInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: string
   status?: string
   version?: number
@@ -837,6 +875,7 @@ export type DealCreateWithoutOrgInput = {
   domain_events?: Prisma.DomainEventCreateNestedManyWithoutDealInput
   earnings?: Prisma.EarningCreateNestedManyWithoutDealInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutDealInput
+  recorded_payments?: Prisma.PaymentCreateNestedManyWithoutDealInput
 }
 
 export type DealUncheckedCreateWithoutOrgInput = {
@@ -848,6 +887,7 @@ export type DealUncheckedCreateWithoutOrgInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: string
   status?: string
   user_id?: string | null
@@ -860,6 +900,7 @@ export type DealUncheckedCreateWithoutOrgInput = {
   domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutDealInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutDealInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutDealInput
+  recorded_payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutDealInput
 }
 
 export type DealCreateOrConnectWithoutOrgInput = {
@@ -901,6 +942,7 @@ export type DealScalarWhereInput = {
   owner_external_id?: Prisma.StringNullableFilter<"Deal"> | string | null
   custom?: Prisma.JsonFilter<"Deal">
   splits?: Prisma.JsonNullableFilter<"Deal">
+  payments?: Prisma.JsonNullableFilter<"Deal">
   currency?: Prisma.StringFilter<"Deal"> | string
   status?: Prisma.StringFilter<"Deal"> | string
   user_id?: Prisma.StringNullableFilter<"Deal"> | string | null
@@ -921,6 +963,7 @@ export type DealCreateWithoutUserInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: string
   status?: string
   version?: number
@@ -933,6 +976,7 @@ export type DealCreateWithoutUserInput = {
   domain_events?: Prisma.DomainEventCreateNestedManyWithoutDealInput
   earnings?: Prisma.EarningCreateNestedManyWithoutDealInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutDealInput
+  recorded_payments?: Prisma.PaymentCreateNestedManyWithoutDealInput
 }
 
 export type DealUncheckedCreateWithoutUserInput = {
@@ -944,6 +988,7 @@ export type DealUncheckedCreateWithoutUserInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: string
   status?: string
   version?: number
@@ -955,6 +1000,7 @@ export type DealUncheckedCreateWithoutUserInput = {
   domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutDealInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutDealInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutDealInput
+  recorded_payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutDealInput
 }
 
 export type DealCreateOrConnectWithoutUserInput = {
@@ -992,6 +1038,7 @@ export type DealCreateWithoutDomain_eventsInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: string
   status?: string
   version?: number
@@ -1004,6 +1051,7 @@ export type DealCreateWithoutDomain_eventsInput = {
   user?: Prisma.UserCreateNestedOneWithoutDealsInput
   earnings?: Prisma.EarningCreateNestedManyWithoutDealInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutDealInput
+  recorded_payments?: Prisma.PaymentCreateNestedManyWithoutDealInput
 }
 
 export type DealUncheckedCreateWithoutDomain_eventsInput = {
@@ -1016,6 +1064,7 @@ export type DealUncheckedCreateWithoutDomain_eventsInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: string
   status?: string
   user_id?: string | null
@@ -1027,6 +1076,7 @@ export type DealUncheckedCreateWithoutDomain_eventsInput = {
   updated_at?: Date | string
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutDealInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutDealInput
+  recorded_payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutDealInput
 }
 
 export type DealCreateOrConnectWithoutDomain_eventsInput = {
@@ -1054,6 +1104,7 @@ export type DealUpdateWithoutDomain_eventsInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1066,6 +1117,7 @@ export type DealUpdateWithoutDomain_eventsInput = {
   user?: Prisma.UserUpdateOneWithoutDealsNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutDealNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutDealNestedInput
+  recorded_payments?: Prisma.PaymentUpdateManyWithoutDealNestedInput
 }
 
 export type DealUncheckedUpdateWithoutDomain_eventsInput = {
@@ -1078,6 +1130,7 @@ export type DealUncheckedUpdateWithoutDomain_eventsInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1089,6 +1142,7 @@ export type DealUncheckedUpdateWithoutDomain_eventsInput = {
   updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutDealNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutDealNestedInput
+  recorded_payments?: Prisma.PaymentUncheckedUpdateManyWithoutDealNestedInput
 }
 
 export type DealCreateWithoutEarningsInput = {
@@ -1100,6 +1154,7 @@ export type DealCreateWithoutEarningsInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: string
   status?: string
   version?: number
@@ -1112,6 +1167,7 @@ export type DealCreateWithoutEarningsInput = {
   user?: Prisma.UserCreateNestedOneWithoutDealsInput
   domain_events?: Prisma.DomainEventCreateNestedManyWithoutDealInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutDealInput
+  recorded_payments?: Prisma.PaymentCreateNestedManyWithoutDealInput
 }
 
 export type DealUncheckedCreateWithoutEarningsInput = {
@@ -1124,6 +1180,7 @@ export type DealUncheckedCreateWithoutEarningsInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: string
   status?: string
   user_id?: string | null
@@ -1135,6 +1192,7 @@ export type DealUncheckedCreateWithoutEarningsInput = {
   updated_at?: Date | string
   domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutDealInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutDealInput
+  recorded_payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutDealInput
 }
 
 export type DealCreateOrConnectWithoutEarningsInput = {
@@ -1162,6 +1220,7 @@ export type DealUpdateWithoutEarningsInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1174,6 +1233,7 @@ export type DealUpdateWithoutEarningsInput = {
   user?: Prisma.UserUpdateOneWithoutDealsNestedInput
   domain_events?: Prisma.DomainEventUpdateManyWithoutDealNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutDealNestedInput
+  recorded_payments?: Prisma.PaymentUpdateManyWithoutDealNestedInput
 }
 
 export type DealUncheckedUpdateWithoutEarningsInput = {
@@ -1186,6 +1246,7 @@ export type DealUncheckedUpdateWithoutEarningsInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1197,6 +1258,7 @@ export type DealUncheckedUpdateWithoutEarningsInput = {
   updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutDealNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutDealNestedInput
+  recorded_payments?: Prisma.PaymentUncheckedUpdateManyWithoutDealNestedInput
 }
 
 export type DealCreateWithoutAdjustmentsInput = {
@@ -1208,6 +1270,7 @@ export type DealCreateWithoutAdjustmentsInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: string
   status?: string
   version?: number
@@ -1220,6 +1283,7 @@ export type DealCreateWithoutAdjustmentsInput = {
   user?: Prisma.UserCreateNestedOneWithoutDealsInput
   domain_events?: Prisma.DomainEventCreateNestedManyWithoutDealInput
   earnings?: Prisma.EarningCreateNestedManyWithoutDealInput
+  recorded_payments?: Prisma.PaymentCreateNestedManyWithoutDealInput
 }
 
 export type DealUncheckedCreateWithoutAdjustmentsInput = {
@@ -1232,6 +1296,7 @@ export type DealUncheckedCreateWithoutAdjustmentsInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: string
   status?: string
   user_id?: string | null
@@ -1243,6 +1308,7 @@ export type DealUncheckedCreateWithoutAdjustmentsInput = {
   updated_at?: Date | string
   domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutDealInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutDealInput
+  recorded_payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutDealInput
 }
 
 export type DealCreateOrConnectWithoutAdjustmentsInput = {
@@ -1270,6 +1336,7 @@ export type DealUpdateWithoutAdjustmentsInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1282,6 +1349,7 @@ export type DealUpdateWithoutAdjustmentsInput = {
   user?: Prisma.UserUpdateOneWithoutDealsNestedInput
   domain_events?: Prisma.DomainEventUpdateManyWithoutDealNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutDealNestedInput
+  recorded_payments?: Prisma.PaymentUpdateManyWithoutDealNestedInput
 }
 
 export type DealUncheckedUpdateWithoutAdjustmentsInput = {
@@ -1294,6 +1362,7 @@ export type DealUncheckedUpdateWithoutAdjustmentsInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1305,6 +1374,123 @@ export type DealUncheckedUpdateWithoutAdjustmentsInput = {
   updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutDealNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutDealNestedInput
+  recorded_payments?: Prisma.PaymentUncheckedUpdateManyWithoutDealNestedInput
+}
+
+export type DealCreateWithoutRecorded_paymentsInput = {
+  id: string
+  external_id: string
+  amount_cents?: bigint | number | null
+  stage?: string | null
+  close_date?: Date | string | null
+  owner_external_id?: string | null
+  custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: string
+  status?: string
+  version?: number
+  last_domain_event_id?: string | null
+  last_occurred_at?: Date | string | null
+  won_at?: Date | string | null
+  created_at?: Date | string
+  updated_at?: Date | string
+  org: Prisma.OrgCreateNestedOneWithoutDealsInput
+  user?: Prisma.UserCreateNestedOneWithoutDealsInput
+  domain_events?: Prisma.DomainEventCreateNestedManyWithoutDealInput
+  earnings?: Prisma.EarningCreateNestedManyWithoutDealInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutDealInput
+}
+
+export type DealUncheckedCreateWithoutRecorded_paymentsInput = {
+  id: string
+  org_id: string
+  external_id: string
+  amount_cents?: bigint | number | null
+  stage?: string | null
+  close_date?: Date | string | null
+  owner_external_id?: string | null
+  custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: string
+  status?: string
+  user_id?: string | null
+  version?: number
+  last_domain_event_id?: string | null
+  last_occurred_at?: Date | string | null
+  won_at?: Date | string | null
+  created_at?: Date | string
+  updated_at?: Date | string
+  domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutDealInput
+  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutDealInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutDealInput
+}
+
+export type DealCreateOrConnectWithoutRecorded_paymentsInput = {
+  where: Prisma.DealWhereUniqueInput
+  create: Prisma.XOR<Prisma.DealCreateWithoutRecorded_paymentsInput, Prisma.DealUncheckedCreateWithoutRecorded_paymentsInput>
+}
+
+export type DealUpsertWithoutRecorded_paymentsInput = {
+  update: Prisma.XOR<Prisma.DealUpdateWithoutRecorded_paymentsInput, Prisma.DealUncheckedUpdateWithoutRecorded_paymentsInput>
+  create: Prisma.XOR<Prisma.DealCreateWithoutRecorded_paymentsInput, Prisma.DealUncheckedCreateWithoutRecorded_paymentsInput>
+  where?: Prisma.DealWhereInput
+}
+
+export type DealUpdateToOneWithWhereWithoutRecorded_paymentsInput = {
+  where?: Prisma.DealWhereInput
+  data: Prisma.XOR<Prisma.DealUpdateWithoutRecorded_paymentsInput, Prisma.DealUncheckedUpdateWithoutRecorded_paymentsInput>
+}
+
+export type DealUpdateWithoutRecorded_paymentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  amount_cents?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  stage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  close_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  version?: Prisma.IntFieldUpdateOperationsInput | number
+  last_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  last_occurred_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  won_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  org?: Prisma.OrgUpdateOneRequiredWithoutDealsNestedInput
+  user?: Prisma.UserUpdateOneWithoutDealsNestedInput
+  domain_events?: Prisma.DomainEventUpdateManyWithoutDealNestedInput
+  earnings?: Prisma.EarningUpdateManyWithoutDealNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutDealNestedInput
+}
+
+export type DealUncheckedUpdateWithoutRecorded_paymentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  amount_cents?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  stage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  close_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  version?: Prisma.IntFieldUpdateOperationsInput | number
+  last_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  last_occurred_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  won_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutDealNestedInput
+  earnings?: Prisma.EarningUncheckedUpdateManyWithoutDealNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutDealNestedInput
 }
 
 export type DealCreateManyOrgInput = {
@@ -1316,6 +1502,7 @@ export type DealCreateManyOrgInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: string
   status?: string
   user_id?: string | null
@@ -1336,6 +1523,7 @@ export type DealUpdateWithoutOrgInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1348,6 +1536,7 @@ export type DealUpdateWithoutOrgInput = {
   domain_events?: Prisma.DomainEventUpdateManyWithoutDealNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutDealNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutDealNestedInput
+  recorded_payments?: Prisma.PaymentUpdateManyWithoutDealNestedInput
 }
 
 export type DealUncheckedUpdateWithoutOrgInput = {
@@ -1359,6 +1548,7 @@ export type DealUncheckedUpdateWithoutOrgInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1371,6 +1561,7 @@ export type DealUncheckedUpdateWithoutOrgInput = {
   domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutDealNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutDealNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutDealNestedInput
+  recorded_payments?: Prisma.PaymentUncheckedUpdateManyWithoutDealNestedInput
 }
 
 export type DealUncheckedUpdateManyWithoutOrgInput = {
@@ -1382,6 +1573,7 @@ export type DealUncheckedUpdateManyWithoutOrgInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1402,6 +1594,7 @@ export type DealCreateManyUserInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: string
   status?: string
   version?: number
@@ -1421,6 +1614,7 @@ export type DealUpdateWithoutUserInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1433,6 +1627,7 @@ export type DealUpdateWithoutUserInput = {
   domain_events?: Prisma.DomainEventUpdateManyWithoutDealNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutDealNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutDealNestedInput
+  recorded_payments?: Prisma.PaymentUpdateManyWithoutDealNestedInput
 }
 
 export type DealUncheckedUpdateWithoutUserInput = {
@@ -1444,6 +1639,7 @@ export type DealUncheckedUpdateWithoutUserInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1455,6 +1651,7 @@ export type DealUncheckedUpdateWithoutUserInput = {
   domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutDealNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutDealNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutDealNestedInput
+  recorded_payments?: Prisma.PaymentUncheckedUpdateManyWithoutDealNestedInput
 }
 
 export type DealUncheckedUpdateManyWithoutUserInput = {
@@ -1466,6 +1663,7 @@ export type DealUncheckedUpdateManyWithoutUserInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  payments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1485,12 +1683,14 @@ export type DealCountOutputType = {
   domain_events: number
   earnings: number
   adjustments: number
+  recorded_payments: number
 }
 
 export type DealCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   domain_events?: boolean | DealCountOutputTypeCountDomain_eventsArgs
   earnings?: boolean | DealCountOutputTypeCountEarningsArgs
   adjustments?: boolean | DealCountOutputTypeCountAdjustmentsArgs
+  recorded_payments?: boolean | DealCountOutputTypeCountRecorded_paymentsArgs
 }
 
 /**
@@ -1524,6 +1724,13 @@ export type DealCountOutputTypeCountAdjustmentsArgs<ExtArgs extends runtime.Type
   where?: Prisma.AdjustmentWhereInput
 }
 
+/**
+ * DealCountOutputType without action
+ */
+export type DealCountOutputTypeCountRecorded_paymentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.PaymentWhereInput
+}
+
 
 export type DealSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1535,6 +1742,7 @@ export type DealSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   owner_external_id?: boolean
   custom?: boolean
   splits?: boolean
+  payments?: boolean
   currency?: boolean
   status?: boolean
   user_id?: boolean
@@ -1549,6 +1757,7 @@ export type DealSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   domain_events?: boolean | Prisma.Deal$domain_eventsArgs<ExtArgs>
   earnings?: boolean | Prisma.Deal$earningsArgs<ExtArgs>
   adjustments?: boolean | Prisma.Deal$adjustmentsArgs<ExtArgs>
+  recorded_payments?: boolean | Prisma.Deal$recorded_paymentsArgs<ExtArgs>
   _count?: boolean | Prisma.DealCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["deal"]>
 
@@ -1562,6 +1771,7 @@ export type DealSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   owner_external_id?: boolean
   custom?: boolean
   splits?: boolean
+  payments?: boolean
   currency?: boolean
   status?: boolean
   user_id?: boolean
@@ -1585,6 +1795,7 @@ export type DealSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   owner_external_id?: boolean
   custom?: boolean
   splits?: boolean
+  payments?: boolean
   currency?: boolean
   status?: boolean
   user_id?: boolean
@@ -1608,6 +1819,7 @@ export type DealSelectScalar = {
   owner_external_id?: boolean
   custom?: boolean
   splits?: boolean
+  payments?: boolean
   currency?: boolean
   status?: boolean
   user_id?: boolean
@@ -1619,13 +1831,14 @@ export type DealSelectScalar = {
   updated_at?: boolean
 }
 
-export type DealOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "external_id" | "amount_cents" | "stage" | "close_date" | "owner_external_id" | "custom" | "splits" | "currency" | "status" | "user_id" | "version" | "last_domain_event_id" | "last_occurred_at" | "won_at" | "created_at" | "updated_at", ExtArgs["result"]["deal"]>
+export type DealOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "external_id" | "amount_cents" | "stage" | "close_date" | "owner_external_id" | "custom" | "splits" | "payments" | "currency" | "status" | "user_id" | "version" | "last_domain_event_id" | "last_occurred_at" | "won_at" | "created_at" | "updated_at", ExtArgs["result"]["deal"]>
 export type DealInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.Deal$userArgs<ExtArgs>
   domain_events?: boolean | Prisma.Deal$domain_eventsArgs<ExtArgs>
   earnings?: boolean | Prisma.Deal$earningsArgs<ExtArgs>
   adjustments?: boolean | Prisma.Deal$adjustmentsArgs<ExtArgs>
+  recorded_payments?: boolean | Prisma.Deal$recorded_paymentsArgs<ExtArgs>
   _count?: boolean | Prisma.DealCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type DealIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1645,6 +1858,7 @@ export type $DealPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     domain_events: Prisma.$DomainEventPayload<ExtArgs>[]
     earnings: Prisma.$EarningPayload<ExtArgs>[]
     adjustments: Prisma.$AdjustmentPayload<ExtArgs>[]
+    recorded_payments: Prisma.$PaymentPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1656,6 +1870,7 @@ export type $DealPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     owner_external_id: string | null
     custom: runtime.JsonValue
     splits: runtime.JsonValue | null
+    payments: runtime.JsonValue | null
     currency: string
     status: string
     user_id: string | null
@@ -2064,6 +2279,7 @@ export interface Prisma__DealClient<T, Null = never, ExtArgs extends runtime.Typ
   domain_events<T extends Prisma.Deal$domain_eventsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Deal$domain_eventsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DomainEventPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   earnings<T extends Prisma.Deal$earningsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Deal$earningsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EarningPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   adjustments<T extends Prisma.Deal$adjustmentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Deal$adjustmentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AdjustmentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  recorded_payments<T extends Prisma.Deal$recorded_paymentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Deal$recorded_paymentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PaymentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2102,6 +2318,7 @@ export interface DealFieldRefs {
   readonly owner_external_id: Prisma.FieldRef<"Deal", 'String'>
   readonly custom: Prisma.FieldRef<"Deal", 'Json'>
   readonly splits: Prisma.FieldRef<"Deal", 'Json'>
+  readonly payments: Prisma.FieldRef<"Deal", 'Json'>
   readonly currency: Prisma.FieldRef<"Deal", 'String'>
   readonly status: Prisma.FieldRef<"Deal", 'String'>
   readonly user_id: Prisma.FieldRef<"Deal", 'String'>
@@ -2600,6 +2817,30 @@ export type Deal$adjustmentsArgs<ExtArgs extends runtime.Types.Extensions.Intern
   take?: number
   skip?: number
   distinct?: Prisma.AdjustmentScalarFieldEnum | Prisma.AdjustmentScalarFieldEnum[]
+}
+
+/**
+ * Deal.recorded_payments
+ */
+export type Deal$recorded_paymentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Payment
+   */
+  select?: Prisma.PaymentSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Payment
+   */
+  omit?: Prisma.PaymentOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PaymentInclude<ExtArgs> | null
+  where?: Prisma.PaymentWhereInput
+  orderBy?: Prisma.PaymentOrderByWithRelationInput | Prisma.PaymentOrderByWithRelationInput[]
+  cursor?: Prisma.PaymentWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.PaymentScalarFieldEnum | Prisma.PaymentScalarFieldEnum[]
 }
 
 /**

@@ -308,6 +308,7 @@ export type OrgWhereInput = {
   payment_requests?: Prisma.PaymentRequestListRelationFilter
   reopen_requests?: Prisma.PeriodReopenRequestListRelationFilter
   scenarios?: Prisma.ScenarioListRelationFilter
+  payments?: Prisma.PaymentListRelationFilter
 }
 
 export type OrgOrderByWithRelationInput = {
@@ -346,6 +347,7 @@ export type OrgOrderByWithRelationInput = {
   payment_requests?: Prisma.PaymentRequestOrderByRelationAggregateInput
   reopen_requests?: Prisma.PeriodReopenRequestOrderByRelationAggregateInput
   scenarios?: Prisma.ScenarioOrderByRelationAggregateInput
+  payments?: Prisma.PaymentOrderByRelationAggregateInput
 }
 
 export type OrgWhereUniqueInput = Prisma.AtLeast<{
@@ -387,6 +389,7 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   payment_requests?: Prisma.PaymentRequestListRelationFilter
   reopen_requests?: Prisma.PeriodReopenRequestListRelationFilter
   scenarios?: Prisma.ScenarioListRelationFilter
+  payments?: Prisma.PaymentListRelationFilter
 }, "id">
 
 export type OrgOrderByWithAggregationInput = {
@@ -469,6 +472,7 @@ export type OrgCreateInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateInput = {
@@ -507,6 +511,7 @@ export type OrgUncheckedCreateInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUpdateInput = {
@@ -545,6 +550,7 @@ export type OrgUpdateInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateInput = {
@@ -583,6 +589,7 @@ export type OrgUncheckedUpdateInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateManyInput = {
@@ -1037,6 +1044,20 @@ export type OrgUpdateOneRequiredWithoutScenariosNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutScenariosInput, Prisma.OrgUpdateWithoutScenariosInput>, Prisma.OrgUncheckedUpdateWithoutScenariosInput>
 }
 
+export type OrgCreateNestedOneWithoutPaymentsInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutPaymentsInput, Prisma.OrgUncheckedCreateWithoutPaymentsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutPaymentsInput
+  connect?: Prisma.OrgWhereUniqueInput
+}
+
+export type OrgUpdateOneRequiredWithoutPaymentsNestedInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutPaymentsInput, Prisma.OrgUncheckedCreateWithoutPaymentsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutPaymentsInput
+  upsert?: Prisma.OrgUpsertWithoutPaymentsInput
+  connect?: Prisma.OrgWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutPaymentsInput, Prisma.OrgUpdateWithoutPaymentsInput>, Prisma.OrgUncheckedUpdateWithoutPaymentsInput>
+}
+
 export type OrgCreateWithoutUsersInput = {
   id: string
   name: string
@@ -1072,6 +1093,7 @@ export type OrgCreateWithoutUsersInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutUsersInput = {
@@ -1109,6 +1131,7 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutUsersInput = {
@@ -1162,6 +1185,7 @@ export type OrgUpdateWithoutUsersInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutUsersInput = {
@@ -1199,6 +1223,7 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutRep_quotasInput = {
@@ -1236,6 +1261,7 @@ export type OrgCreateWithoutRep_quotasInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutRep_quotasInput = {
@@ -1273,6 +1299,7 @@ export type OrgUncheckedCreateWithoutRep_quotasInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutRep_quotasInput = {
@@ -1326,6 +1353,7 @@ export type OrgUpdateWithoutRep_quotasInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutRep_quotasInput = {
@@ -1363,6 +1391,7 @@ export type OrgUncheckedUpdateWithoutRep_quotasInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutRep_managersInput = {
@@ -1400,6 +1429,7 @@ export type OrgCreateWithoutRep_managersInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutRep_managersInput = {
@@ -1437,6 +1467,7 @@ export type OrgUncheckedCreateWithoutRep_managersInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutRep_managersInput = {
@@ -1490,6 +1521,7 @@ export type OrgUpdateWithoutRep_managersInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutRep_managersInput = {
@@ -1527,6 +1559,7 @@ export type OrgUncheckedUpdateWithoutRep_managersInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutApi_keysInput = {
@@ -1564,6 +1597,7 @@ export type OrgCreateWithoutApi_keysInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutApi_keysInput = {
@@ -1601,6 +1635,7 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutApi_keysInput = {
@@ -1654,6 +1689,7 @@ export type OrgUpdateWithoutApi_keysInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutApi_keysInput = {
@@ -1691,6 +1727,7 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutAdminsInput = {
@@ -1728,6 +1765,7 @@ export type OrgCreateWithoutAdminsInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutAdminsInput = {
@@ -1765,6 +1803,7 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutAdminsInput = {
@@ -1818,6 +1857,7 @@ export type OrgUpdateWithoutAdminsInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutAdminsInput = {
@@ -1855,6 +1895,7 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutDealsInput = {
@@ -1892,6 +1933,7 @@ export type OrgCreateWithoutDealsInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutDealsInput = {
@@ -1929,6 +1971,7 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutDealsInput = {
@@ -1982,6 +2025,7 @@ export type OrgUpdateWithoutDealsInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutDealsInput = {
@@ -2019,6 +2063,7 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPlansInput = {
@@ -2056,6 +2101,7 @@ export type OrgCreateWithoutPlansInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPlansInput = {
@@ -2093,6 +2139,7 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPlansInput = {
@@ -2146,6 +2193,7 @@ export type OrgUpdateWithoutPlansInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPlansInput = {
@@ -2183,6 +2231,7 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPeriodsInput = {
@@ -2220,6 +2269,7 @@ export type OrgCreateWithoutPeriodsInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPeriodsInput = {
@@ -2257,6 +2307,7 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPeriodsInput = {
@@ -2310,6 +2361,7 @@ export type OrgUpdateWithoutPeriodsInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPeriodsInput = {
@@ -2347,6 +2399,7 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_endpointsInput = {
@@ -2384,6 +2437,7 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
@@ -2421,6 +2475,7 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_endpointsInput = {
@@ -2474,6 +2529,7 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
@@ -2511,6 +2567,7 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_messagesInput = {
@@ -2548,6 +2605,7 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
@@ -2585,6 +2643,7 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_messagesInput = {
@@ -2638,6 +2697,7 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
@@ -2675,6 +2735,7 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutExchange_ratesInput = {
@@ -2712,6 +2773,7 @@ export type OrgCreateWithoutExchange_ratesInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutExchange_ratesInput = {
@@ -2749,6 +2811,7 @@ export type OrgUncheckedCreateWithoutExchange_ratesInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutExchange_ratesInput = {
@@ -2802,6 +2865,7 @@ export type OrgUpdateWithoutExchange_ratesInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
@@ -2839,6 +2903,7 @@ export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutIdentity_providersInput = {
@@ -2876,6 +2941,7 @@ export type OrgCreateWithoutIdentity_providersInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutIdentity_providersInput = {
@@ -2913,6 +2979,7 @@ export type OrgUncheckedCreateWithoutIdentity_providersInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutIdentity_providersInput = {
@@ -2966,6 +3033,7 @@ export type OrgUpdateWithoutIdentity_providersInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
@@ -3003,6 +3071,7 @@ export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutAdjustmentsInput = {
@@ -3040,6 +3109,7 @@ export type OrgCreateWithoutAdjustmentsInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutAdjustmentsInput = {
@@ -3077,6 +3147,7 @@ export type OrgUncheckedCreateWithoutAdjustmentsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutAdjustmentsInput = {
@@ -3130,6 +3201,7 @@ export type OrgUpdateWithoutAdjustmentsInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutAdjustmentsInput = {
@@ -3167,6 +3239,7 @@ export type OrgUncheckedUpdateWithoutAdjustmentsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutStatement_approvalsInput = {
@@ -3204,6 +3277,7 @@ export type OrgCreateWithoutStatement_approvalsInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutStatement_approvalsInput = {
@@ -3241,6 +3315,7 @@ export type OrgUncheckedCreateWithoutStatement_approvalsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutStatement_approvalsInput = {
@@ -3294,6 +3369,7 @@ export type OrgUpdateWithoutStatement_approvalsInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutStatement_approvalsInput = {
@@ -3331,6 +3407,7 @@ export type OrgUncheckedUpdateWithoutStatement_approvalsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutStatement_remindersInput = {
@@ -3368,6 +3445,7 @@ export type OrgCreateWithoutStatement_remindersInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutStatement_remindersInput = {
@@ -3405,6 +3483,7 @@ export type OrgUncheckedCreateWithoutStatement_remindersInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutStatement_remindersInput = {
@@ -3458,6 +3537,7 @@ export type OrgUpdateWithoutStatement_remindersInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutStatement_remindersInput = {
@@ -3495,6 +3575,7 @@ export type OrgUncheckedUpdateWithoutStatement_remindersInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPayment_requestsInput = {
@@ -3532,6 +3613,7 @@ export type OrgCreateWithoutPayment_requestsInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPayment_requestsInput = {
@@ -3569,6 +3651,7 @@ export type OrgUncheckedCreateWithoutPayment_requestsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPayment_requestsInput = {
@@ -3622,6 +3705,7 @@ export type OrgUpdateWithoutPayment_requestsInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPayment_requestsInput = {
@@ -3659,6 +3743,7 @@ export type OrgUncheckedUpdateWithoutPayment_requestsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutReopen_requestsInput = {
@@ -3696,6 +3781,7 @@ export type OrgCreateWithoutReopen_requestsInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutReopen_requestsInput = {
@@ -3733,6 +3819,7 @@ export type OrgUncheckedCreateWithoutReopen_requestsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutReopen_requestsInput = {
@@ -3786,6 +3873,7 @@ export type OrgUpdateWithoutReopen_requestsInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutReopen_requestsInput = {
@@ -3823,6 +3911,7 @@ export type OrgUncheckedUpdateWithoutReopen_requestsInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutCrm_connectionsInput = {
@@ -3860,6 +3949,7 @@ export type OrgCreateWithoutCrm_connectionsInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutCrm_connectionsInput = {
@@ -3897,6 +3987,7 @@ export type OrgUncheckedCreateWithoutCrm_connectionsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutCrm_connectionsInput = {
@@ -3950,6 +4041,7 @@ export type OrgUpdateWithoutCrm_connectionsInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutCrm_connectionsInput = {
@@ -3987,6 +4079,7 @@ export type OrgUncheckedUpdateWithoutCrm_connectionsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutFeed_writer_slotsInput = {
@@ -4024,6 +4117,7 @@ export type OrgCreateWithoutFeed_writer_slotsInput = {
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutFeed_writer_slotsInput = {
@@ -4061,6 +4155,7 @@ export type OrgUncheckedCreateWithoutFeed_writer_slotsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
   scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutFeed_writer_slotsInput = {
@@ -4114,6 +4209,7 @@ export type OrgUpdateWithoutFeed_writer_slotsInput = {
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutFeed_writer_slotsInput = {
@@ -4151,6 +4247,7 @@ export type OrgUncheckedUpdateWithoutFeed_writer_slotsInput = {
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
   scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutScenariosInput = {
@@ -4188,6 +4285,7 @@ export type OrgCreateWithoutScenariosInput = {
   statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutScenariosInput = {
@@ -4225,6 +4323,7 @@ export type OrgUncheckedCreateWithoutScenariosInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutScenariosInput = {
@@ -4278,6 +4377,7 @@ export type OrgUpdateWithoutScenariosInput = {
   statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutScenariosInput = {
@@ -4315,6 +4415,175 @@ export type OrgUncheckedUpdateWithoutScenariosInput = {
   statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgCreateWithoutPaymentsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
+  created_at?: Date | string
+  users?: Prisma.UserCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioCreateNestedManyWithoutOrgInput
+}
+
+export type OrgUncheckedCreateWithoutPaymentsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  plan_terms_clawback?: string
+  plan_terms_leaver?: string
+  plan_terms_governing?: string
+  created_at?: Date | string
+  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  statement_reminders?: Prisma.StatementReminderUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+  scenarios?: Prisma.ScenarioUncheckedCreateNestedManyWithoutOrgInput
+}
+
+export type OrgCreateOrConnectWithoutPaymentsInput = {
+  where: Prisma.OrgWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrgCreateWithoutPaymentsInput, Prisma.OrgUncheckedCreateWithoutPaymentsInput>
+}
+
+export type OrgUpsertWithoutPaymentsInput = {
+  update: Prisma.XOR<Prisma.OrgUpdateWithoutPaymentsInput, Prisma.OrgUncheckedUpdateWithoutPaymentsInput>
+  create: Prisma.XOR<Prisma.OrgCreateWithoutPaymentsInput, Prisma.OrgUncheckedCreateWithoutPaymentsInput>
+  where?: Prisma.OrgWhereInput
+}
+
+export type OrgUpdateToOneWithWhereWithoutPaymentsInput = {
+  where?: Prisma.OrgWhereInput
+  data: Prisma.XOR<Prisma.OrgUpdateWithoutPaymentsInput, Prisma.OrgUncheckedUpdateWithoutPaymentsInput>
+}
+
+export type OrgUpdateWithoutPaymentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgUncheckedUpdateWithoutPaymentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  plan_terms_clawback?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_leaver?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_terms_governing?: Prisma.StringFieldUpdateOperationsInput | string
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  statement_reminders?: Prisma.StatementReminderUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+  scenarios?: Prisma.ScenarioUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 
@@ -4343,6 +4612,7 @@ export type OrgCountOutputType = {
   payment_requests: number
   reopen_requests: number
   scenarios: number
+  payments: number
 }
 
 export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -4366,6 +4636,7 @@ export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.In
   payment_requests?: boolean | OrgCountOutputTypeCountPayment_requestsArgs
   reopen_requests?: boolean | OrgCountOutputTypeCountReopen_requestsArgs
   scenarios?: boolean | OrgCountOutputTypeCountScenariosArgs
+  payments?: boolean | OrgCountOutputTypeCountPaymentsArgs
 }
 
 /**
@@ -4518,6 +4789,13 @@ export type OrgCountOutputTypeCountScenariosArgs<ExtArgs extends runtime.Types.E
   where?: Prisma.ScenarioWhereInput
 }
 
+/**
+ * OrgCountOutputType without action
+ */
+export type OrgCountOutputTypeCountPaymentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.PaymentWhereInput
+}
+
 
 export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -4555,6 +4833,7 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   payment_requests?: boolean | Prisma.Org$payment_requestsArgs<ExtArgs>
   reopen_requests?: boolean | Prisma.Org$reopen_requestsArgs<ExtArgs>
   scenarios?: boolean | Prisma.Org$scenariosArgs<ExtArgs>
+  payments?: boolean | Prisma.Org$paymentsArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["org"]>
 
@@ -4634,6 +4913,7 @@ export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   payment_requests?: boolean | Prisma.Org$payment_requestsArgs<ExtArgs>
   reopen_requests?: boolean | Prisma.Org$reopen_requestsArgs<ExtArgs>
   scenarios?: boolean | Prisma.Org$scenariosArgs<ExtArgs>
+  payments?: boolean | Prisma.Org$paymentsArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type OrgIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -4662,6 +4942,7 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     payment_requests: Prisma.$PaymentRequestPayload<ExtArgs>[]
     reopen_requests: Prisma.$PeriodReopenRequestPayload<ExtArgs>[]
     scenarios: Prisma.$ScenarioPayload<ExtArgs>[]
+    payments: Prisma.$PaymentPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -5093,6 +5374,7 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   payment_requests<T extends Prisma.Org$payment_requestsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$payment_requestsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PaymentRequestPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   reopen_requests<T extends Prisma.Org$reopen_requestsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$reopen_requestsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PeriodReopenRequestPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   scenarios<T extends Prisma.Org$scenariosArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$scenariosArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ScenarioPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  payments<T extends Prisma.Org$paymentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$paymentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PaymentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -6007,6 +6289,30 @@ export type Org$scenariosArgs<ExtArgs extends runtime.Types.Extensions.InternalA
   take?: number
   skip?: number
   distinct?: Prisma.ScenarioScalarFieldEnum | Prisma.ScenarioScalarFieldEnum[]
+}
+
+/**
+ * Org.payments
+ */
+export type Org$paymentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Payment
+   */
+  select?: Prisma.PaymentSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Payment
+   */
+  omit?: Prisma.PaymentOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PaymentInclude<ExtArgs> | null
+  where?: Prisma.PaymentWhereInput
+  orderBy?: Prisma.PaymentOrderByWithRelationInput | Prisma.PaymentOrderByWithRelationInput[]
+  cursor?: Prisma.PaymentWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.PaymentScalarFieldEnum | Prisma.PaymentScalarFieldEnum[]
 }
 
 /**

@@ -14,7 +14,10 @@ export type DomainEventType =
   | 'deal.closed_lost'
   | 'deal.stage_changed'
   | 'deal.amount_changed'
-  | 'deal.updated';
+  | 'deal.updated'
+  /** A payment of the customer's recorded against the deal, or voided (POST and DELETE /v1/payments). */
+  | 'deal.payment_recorded'
+  | 'deal.payment_voided';
 
 export interface DealState {
   amount_cents: number | null;

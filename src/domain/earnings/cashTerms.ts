@@ -88,6 +88,7 @@ function paymentOnWire(payment: DealPayment): DealPayment {
     external_id: payment.external_id,
     amount_cents: payment.amount_cents,
     received_on: payment.received_on,
+    ...(payment.voided === true ? { voided: true } : {}),
   };
 }
 
@@ -121,7 +122,8 @@ function splitLine(kind: PeriodKind, target: LineTarget, deal: DealSnapshot, ter
   const placed = payments.map((payment) => ({
     payment,
     period_id: periodIdOf(payment.received_on, kind),
-    amount_cents: BigInt(payment.amount_cents),
+    // A voided payment counts as nothing but keeps its period's release line, which then takes back what it released.
+    amount_cents: payment.voided === true ? 0n : BigInt(payment.amount_cents),
   }));
   const bookedIn = (periodId: PeriodId) =>
     comparePeriodIds(periodId, target.period_id) < 0 ? target.period_id : periodId;

@@ -9,6 +9,7 @@ import { type EstimateRouteDeps, estimateHandlers } from './estimates.ts';
 import { type EventRouteDeps, eventHandlers } from './events.ts';
 import { type InquiryRouteDeps, inquiryHandlers } from './inquiries.ts';
 import { metaHandlers } from './meta.ts';
+import { type PaymentRouteDeps, paymentHandlers } from './payments.ts';
 import { type PlanAcceptanceRouteDeps, planAcceptanceHandlers } from './planAcceptances.ts';
 import { type PlanRouteDeps, planHandlers } from './plans.ts';
 import { type PlatformHandlerDeps, platformHandlers } from './platform.ts';
@@ -38,7 +39,8 @@ export type HandlerDeps = PlatformHandlerDeps &
   EventRouteDeps &
   RepTokenRouteDeps &
   InquiryRouteDeps &
-  PlanAcceptanceRouteDeps;
+  PlanAcceptanceRouteDeps &
+  PaymentRouteDeps;
 
 /**
  * Every operation of the contract, bound to its handler by operationId: leaving one out is a type error. Each
@@ -61,5 +63,6 @@ export function contractHandlers(deps: HandlerDeps): PublicHandlers {
     ...repTokenHandlers(deps),
     ...inquiryHandlers(deps),
     ...planAcceptanceHandlers(deps),
+    ...paymentHandlers(deps),
   };
 }

@@ -31,8 +31,9 @@ export function enginePlanOf(snapshot: PlanVersionSnapshot): EnginePlanVersion {
   });
 }
 
-/** The engine's deal: the projection's fields, `won_at` included. */
+/** The engine's deal: the projection's fields, `won_at` and the payments (when it has any) included. */
 export function dealSnapshotOf(deal: DealRecord): DealSnapshot {
+  const payments = deal.payments ?? null;
   return {
     id: deal.id,
     external_id: deal.external_id,
@@ -48,6 +49,19 @@ export function dealSnapshotOf(deal: DealRecord): DealSnapshot {
         : deal.splits.map(({ owner_external_id, share_bps }) => ({ owner_external_id, share_bps })),
     currency: deal.currency,
     won_at: deal.won_at?.toISOString() ?? null,
+    ...(payments === null || payments.length === 0 ? {} : { payments: payments.map(paymentOf) }),
+  };
+}
+
+function paymentOf(
+  payment: NonNullable<DealRecord['payments']>[number],
+): NonNullable<DealSnapshot['payments']>[number] {
+  return {
+    id: payment.id,
+    external_id: payment.external_id,
+    amount_cents: payment.amount_cents,
+    received_on: payment.received_on,
+    ...(payment.voided === true ? { voided: true } : {}),
   };
 }
 
