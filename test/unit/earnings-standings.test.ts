@@ -331,6 +331,29 @@ describe('running totals below the last band', () => {
     assert.equal(decide(openDeal('2026-04-28')), null);
   });
 
+  test("in a table's last band, which is bounded, a deal appended moves the open deal projected after it", () => {
+    // Oracle-style table of amounts (100% to 150% of the quota fills 7,000.00): a projection after a larger total fills
+    // less of the last band, so the totals cannot decide the appended deal (a property counterexample, seed 974329883).
+    const table = plan({ plan_key: 'table', chips: rateTablePlan.chips.filter((c) => c.key === 'table-cumulative') });
+    const won = deal(1, { amount_cents: 12_000_000, close_date: '2026-04-02', won_at: '2026-04-02T10:00:00.000Z' });
+    const open = deal(2, { status: 'open', stage: 'proposal', amount_cents: 3_000_000, close_date: '2026-04-28' });
+    const added = deal(3, { amount_cents: 1_000_000, close_date: '2026-04-20', won_at: '2026-04-20T10:00:00.000Z' });
+    const standings = standingsOf({ plan: table, rep, deals: [won, open], periods: PERIODS, today: TODAY });
+    const openLine = (deals: DealSnapshot[]) =>
+      [...everyLine(table, deals).values()].find((target) => target.line.deal_id === open.id);
+    assert.notDeepEqual(amounts(openLine([won, open, added])), amounts(openLine([won, open])));
+    const decided = evaluateFromStandings({
+      plan: table,
+      rep,
+      chips: table.chips.filter((c) => countsPeriod(table, c)).map((c) => c.id),
+      before: null,
+      after: added,
+      standings: new Map(standings.map((standing) => [keyOf(standing), standing])),
+      today: TODAY,
+    });
+    assert.equal(decided, null);
+  });
+
   test('with no open deal projected in its period, the deal appended under quota moves nothing else', () => {
     const decided = decide(openDeal('2026-05-10'));
     assert.ok(decided);

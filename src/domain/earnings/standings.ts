@@ -347,8 +347,10 @@ function movesNoOtherLine(
   if (rules.kind === 'tiered_commission' && rules.basis !== 'deal_count') {
     // Per deal, a line climbs the bands on its own deal's amount: the period's total moves none.
     if (rules.basis === 'per_deal') return true;
+    // In an open last band every further deal, and every projection, earns at its rate; a table's last band is
+    // bounded (nothing is paid above it), so a projection after a larger total fills less of it.
     const last = rules.bands.at(-1);
-    if (last !== undefined && from >= last.from_cents && to >= last.from_cents) return true;
+    if (last !== undefined && last.to_cents === null && from >= last.from_cents && to >= last.from_cents) return true;
     if (othersOpen !== 0) return false;
     const band = (total: bigint) => rules.bands.findIndex((each) => bandContains(each, total));
     return rules.mode === 'marginal' || band(from) === band(to);
@@ -370,7 +372,7 @@ function movesNoOtherLine(
 function countMovesNoOtherLine(rules: CountTierRules, from: number, to: number, othersOpen: number | null): boolean {
   if (from === to) return true;
   const last = rules.bands.at(-1);
-  if (last !== undefined && from >= last.from_deal && to >= last.from_deal) return true;
+  if (last !== undefined && last.to_deal === null && from >= last.from_deal && to >= last.from_deal) return true;
   if (othersOpen !== 0) return false;
   return rules.mode === 'marginal' || countBandOf(rules.bands, from) === countBandOf(rules.bands, to);
 }
