@@ -148,6 +148,19 @@ describe('error codes', () => {
     const dedupKey = `dedup-${Date.now()}`;
     await ingest(server, rawKey, dealEvent({ dedup_key: dedupKey }));
     await expectError(await postEvent(server, rawKey, dealEvent({ dedup_key: dedupKey })), 'dedup_conflict');
+    await expectError(
+      await fetch(url('/v1/payments'), {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({
+          external_id: `pay-${Date.now()}`,
+          deal_external_id: 'no-such-deal',
+          amount_cents: 100,
+          received_on: '2026-03-20',
+        }),
+      }),
+      'unknown_deal',
+    );
 
     await applyPlan(db, org.id, planDocument());
     await ingest(

@@ -95,6 +95,9 @@ async function dealsOf(db: Database, orgId: string) {
 }
 
 async function liveEarningsOf(db: Database, orgId: string) {
+  // The chip by its key (a row's stored trace no longer holds the chip's definition: it is rebuilt when served).
+  const chips = await db.chip.findMany({ where: { org_id: orgId }, select: { id: true, key: true } });
+  const chipKeys = new Map(chips.map((chip) => [chip.id, chip.key]));
   const rows = await db.earning.findMany({
     where: { org_id: orgId, status: { notIn: ['superseded', 'reversed'] } },
     select: {
@@ -102,7 +105,7 @@ async function liveEarningsOf(db: Database, orgId: string) {
       amount_cents: true,
       currency: true,
       status: true,
-      trace: true,
+      rule_chip_id: true,
       deal: { select: { external_id: true } },
       user: { select: { external_id: true } },
     },
@@ -115,7 +118,7 @@ async function liveEarningsOf(db: Database, orgId: string) {
       amount_cents: Number(row.amount_cents),
       currency: row.currency,
       status: row.status,
-      chip: (row.trace as { chip?: { definition?: { key?: string } } }).chip?.definition?.key ?? null,
+      chip: chipKeys.get(row.rule_chip_id) ?? null,
     }))
     .sort((a, b) => {
       const key = (row: typeof a) => JSON.stringify([row.rep, row.period, row.chip, row.deal]);

@@ -18,7 +18,7 @@ type Target = 'own' | 'peer' | 'report' | 'otherOrg';
 const TARGETS: readonly Target[] = ['own', 'peer', 'report', 'otherOrg'];
 
 interface Call {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'delete';
   path: string;
   query?: Record<string, string>;
   body?: unknown;
@@ -82,6 +82,29 @@ const MATRIX: Record<string, Row> = {
       path: '/v1/deals/events/batch',
       body: { events: [{ external_id: `won-${o.externalId}`, state: { owner_external_id: o.externalId } }] },
     }),
+    expected: FORBIDDEN,
+  },
+  // Payments are the billing system's: an API key's, never a rep token's (docs/api.md, Payments).
+  recordPayment: {
+    call: (o) => ({
+      method: 'post',
+      path: '/v1/payments',
+      body: {
+        external_id: `pay-${o.externalId}`,
+        deal_external_id: `won-${o.externalId}`,
+        amount_cents: 100,
+        received_on: '2026-04-20',
+      },
+    }),
+    expected: FORBIDDEN,
+  },
+  listPayments: { call: () => ({ method: 'get', path: '/v1/payments' }), expected: FORBIDDEN },
+  getPayment: {
+    call: () => ({ method: 'get', path: '/v1/payments/pay_01kq3a7d5ef0v9n4xw8f7c1b2e' }),
+    expected: FORBIDDEN,
+  },
+  voidPayment: {
+    call: () => ({ method: 'delete', path: '/v1/payments/pay_01kq3a7d5ef0v9n4xw8f7c1b2e' }),
     expected: FORBIDDEN,
   },
   listEarnings: {

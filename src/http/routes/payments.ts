@@ -1,4 +1,5 @@
 import type { operations } from '../../../generated/openapi.ts';
+import { Refusal } from '../../domain/refusal.ts';
 import type { PaymentDesk, PaymentInput } from '../../services/payments.ts';
 import { toWirePayment } from '../../wire/payments.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
@@ -13,9 +14,15 @@ export interface PaymentRouteDeps {
   payments: PaymentDesk;
 }
 
-/** The key that sends a payment: an API key's id (a rep token cannot: the operations need deals:write). */
-function keyIdOf(auth: RequestAuth): string | null {
-  return auth.kind === 'rep' ? null : auth.keyId;
+/**
+ * The request's auth, which must be an API key's: payments are the billing system's, read and written with an org's
+ * API key. A rep token (whose deals:read lets a rep list their own deals) is refused, since a payment list is not cut
+ * to the deals a rep sees; a rep reads what payments hold and release on their statement.
+ */
+function keyAuthOf(auth: RequestAuth): Extract<RequestAuth, { kind: 'api_key' }> {
+  if (auth.kind === 'rep')
+    throw new Refusal('forbidden', 'payments are read and recorded with an API key, not a rep token');
+  return auth;
 }
 
 export function paymentHandlers(
@@ -23,9 +30,9 @@ export function paymentHandlers(
 ): Pick<PublicHandlers, 'recordPayment' | 'listPayments' | 'getPayment' | 'voidPayment'> {
   return {
     recordPayment: async (req, res) => {
-      const auth = res.locals.auth as RequestAuth;
+      const auth = keyAuthOf(res.locals.auth as RequestAuth);
       const result = await deps.payments.record(auth.orgId, {
-        keyId: keyIdOf(auth),
+        keyId: auth.keyId,
         body: req.body as PaymentInput,
         rawBody: rawBodyOf(req),
         receivedAt: new Date(),
@@ -36,7 +43,7 @@ export function paymentHandlers(
     },
 
     listPayments: async (req, res) => {
-      const auth = res.locals.auth as RequestAuth;
+      const auth = keyAuthOf(res.locals.auth as RequestAuth);
       const query = req.query as ListQuery;
       const page = await deps.payments.listPage(auth.orgId, {
         filters: {
@@ -50,14 +57,14 @@ export function paymentHandlers(
     },
 
     getPayment: async (req, res) => {
-      const auth = res.locals.auth as RequestAuth;
+      const auth = keyAuthOf(res.locals.auth as RequestAuth);
       res.json(toWirePayment(await deps.payments.get(auth.orgId, req.params.id as string)));
     },
 
     voidPayment: async (req, res) => {
-      const auth = res.locals.auth as RequestAuth;
+      const auth = keyAuthOf(res.locals.auth as RequestAuth);
       const payment = await deps.payments.void(auth.orgId, {
-        keyId: keyIdOf(auth),
+        keyId: auth.keyId,
         id: req.params.id as string,
         receivedAt: new Date(),
       });
