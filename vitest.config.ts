@@ -23,7 +23,6 @@ const SHARED_INTEGRATION_FILES = [
   'test/integration/deals.test.ts',
   'test/integration/error-codes.test.ts',
   'test/integration/estimates.test.ts',
-  'test/integration/feed-horizon.test.ts',
   'test/integration/ingestion.test.ts',
   'test/integration/periods.test.ts',
   'test/integration/plan-validity.test.ts',
